@@ -1,0 +1,197 @@
+/*
+ * CDiffCore: XXH3 row hashing and the O(m + n) list-matching core of DiffEngine.
+ *
+ * Everything here works on caller-owned flat buffers with explicit lengths and
+ * never allocates: ask dc_diff_workspace_size() (or dc_repeats_workspace_size())
+ * how many bytes a diff needs, hand that workspace in, and reuse it as often as
+ * you like. Every entry point returns a dc_status_t; none aborts, none sets errno.
+ *
+ * A diff runs as passes over one workspace:
+ *   dc_match()                  pair old and new rows by identity (k-th occurrence);
+ *   dc_mark_updates_by_hash()   and/or dc_mark_updated(): flag paired rows whose content differs;
+ *   dc_finish()                 compute moves for a move mode and count the results;
+ *   dc_read()                   copy deletions, insertions, updates and moves out.
+ * dc_diff() runs the first three in one call for callers that have content hashes.
+ *
+ * The meaning of every result is fixed by the project's SPEC.md, sections 1-4.
+ */
+#ifndef CDIFFCORE_H
+#define CDIFFCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The fixed XXH3-64 seed of every row hash. Changing it changes every persisted hash. */
+#define DC_HASH_SEED 0x44696666456e6731ull /* "DiffEng1" */
+
+/* The largest number of rows on one side of a diff. Indexes are kept as 32-bit values. */
+#define DC_MAX_ROWS 0x7ffffffeu
+
+/* The value of an unpaired row in dc_new_to_old(). */
+#define DC_UNPAIRED 0xffffffffu
+
+typedef enum dc_status {
+    DC_OK = 0,
+    DC_ERR_NULL_POINTER = 1,         /* a required pointer is NULL while its count is not 0 */
+    DC_ERR_TOO_MANY_ROWS = 2,        /* a side has more than DC_MAX_ROWS rows, or a size overflows */
+    DC_ERR_WORKSPACE_TOO_SMALL = 3,  /* smaller than dc_diff_workspace_size() / dc_repeats_workspace_size() */
+    DC_ERR_WORKSPACE_MISALIGNED = 4, /* the workspace is not 8-byte aligned */
+    DC_ERR_CAPACITY_TOO_SMALL = 5,   /* an output buffer of dc_read() is smaller than its count */
+    DC_ERR_INVALID_ARGUMENT = 6,     /* an unknown move mode, a key-bit count over 64, an index out of range, bad offsets */
+    DC_ERR_WRONG_STATE = 7,          /* a pass called out of order (e.g. dc_read() before dc_finish()) */
+} dc_status_t;
+
+/* A short English description of a status, for error messages. Never NULL. */
+const char *dc_status_message(dc_status_t status);
+
+/* ---------------------------------------------------------------------------
+ * Hashing. XXH3-64 with DC_HASH_SEED: stable across processes and machines.
+ * ------------------------------------------------------------------------- */
+
+/* XXH3-64 of `length` bytes. `bytes` may be NULL when `length` is 0. */
+uint64_t dc_hash_bytes(const void *bytes, size_t length);
+
+/* The hash of a pair of hashes: XXH3-64 over the 16 bytes of `first` then `second`,
+ * each little-endian. Multi-field identities and contents fold their fields with it. */
+uint64_t dc_hash_combine(uint64_t first, uint64_t second);
+
+/* Hashes `row_count` rows stored back to back in `bytes`: row i is
+ * bytes[offsets[i] ..< offsets[i + 1]], so `offsets` holds row_count + 1 entries,
+ * non-decreasing, the last at most `byte_count`. Writes `row_count` hashes to `out_hashes`. */
+dc_status_t dc_hash_rows(const uint8_t *bytes, size_t byte_count,
+                         const uint64_t *offsets, size_t row_count,
+                         uint64_t *out_hashes);
+
+/* A byte range [offset, offset + length) of a buffer. */
+typedef struct dc_span {
+    uint64_t offset;
+    uint64_t length;
+} dc_span_t;
+
+/* Hashes `count` spans of one buffer (for instance the key field of each CSV row). */
+dc_status_t dc_hash_spans(const uint8_t *bytes, size_t byte_count,
+                          const dc_span_t *spans, size_t count,
+                          uint64_t *out_hashes);
+
+/* Hashes `count` 8-byte keys, each encoded little-endian: the fixed-width variant. */
+dc_status_t dc_hash_u64(const uint64_t *keys, size_t count, uint64_t *out_hashes);
+
+/* ---------------------------------------------------------------------------
+ * Matching.
+ * ------------------------------------------------------------------------- */
+
+enum { DC_SIDE_OLD = 0, DC_SIDE_NEW = 1 };
+
+/* Tells whether row `a_index` of side `a_side` and row `b_index` of side `b_side`
+ * (DC_SIDE_OLD or DC_SIDE_NEW) are equal. The core calls it only for rows whose keys
+ * are already equal, so with a good hash it runs about once per paired row. */
+typedef bool (*dc_equal_fn)(void *context, uint32_t a_side, size_t a_index,
+                            uint32_t b_side, size_t b_index);
+
+typedef enum dc_move_mode {
+    DC_MOVES_MINIMAL = 0,   /* paired rows off one longest increasing subsequence move */
+    DC_MOVES_DISPLACED = 1, /* paired rows whose shifted old index differs from the new one move */
+    DC_MOVES_NONE = 2,      /* out-of-order pairs become a deletion plus an insertion */
+} dc_move_mode_t;
+
+typedef struct dc_match_input {
+    const uint64_t *old_keys; /* identity key of each old row; NULL allowed when old_count is 0 */
+    size_t old_count;
+    const uint64_t *new_keys; /* identity key of each new row */
+    size_t new_count;
+    /* NULL: keys are exact (equal keys mean equal identities, e.g. an integer id).
+     * Otherwise keys are hashes and rows with equal keys are paired only if this says so. */
+    dc_equal_fn identity_equal;
+    void *context; /* passed to identity_equal */
+    /* Testing: 0 uses all 64 bits of each key; 1...63 keeps only that many low bits, so
+     * that collisions are common. Requires identity_equal. */
+    uint32_t key_bits;
+} dc_match_input_t;
+
+/* Bytes of workspace that a diff of old_count and new_count rows needs, or 0 when a count
+ * exceeds DC_MAX_ROWS. The workspace must be 8-byte aligned; its contents need no clearing. */
+size_t dc_diff_workspace_size(size_t old_count, size_t new_count);
+
+/* Pass 1: pairs the k-th old occurrence of each identity with its k-th new occurrence
+ * (SPEC.md section 2). Any earlier result in the workspace is discarded. */
+dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input);
+
+/* After dc_match(): the pairing, indexed by new row: the paired old index, or DC_UNPAIRED.
+ * The pointer is into the workspace and is valid until the next dc_match() on it.
+ * NULL when the workspace holds no match. */
+const uint32_t *dc_new_to_old(const void *workspace);
+
+/* After dc_match(): flags every paired row whose content hashes differ as updated. When
+ * `content_equal` is not NULL, pairs with equal hashes are also compared with it (called
+ * with DC_SIDE_OLD and DC_SIDE_NEW), so a content-hash collision cannot hide an update. */
+dc_status_t dc_mark_updates_by_hash(void *workspace,
+                                    const uint64_t *old_contents, const uint64_t *new_contents,
+                                    dc_equal_fn content_equal, void *context);
+
+/* After dc_match(): flags the paired row at `new_index` as updated (the caller compared
+ * its contents itself). Unpaired rows are refused with DC_ERR_INVALID_ARGUMENT. */
+dc_status_t dc_mark_updated(void *workspace, size_t new_index);
+
+typedef struct dc_counts {
+    size_t paired;     /* pairs kept (in DC_MOVES_NONE, after dropping the out-of-order ones) */
+    size_t deletions;
+    size_t insertions;
+    size_t updates;
+    size_t moves;
+} dc_counts_t;
+
+/* Pass 3: computes moves for `mode` (SPEC.md section 3) and the counts of every list. */
+dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts);
+
+/* Output buffers for dc_read(). Each capacity is in elements; a pair list holds
+ * 2 * count int64 values, old then new, for each pair in turn. */
+typedef struct dc_changeset_buffers {
+    int64_t *deletions;  size_t deletions_capacity;
+    int64_t *insertions; size_t insertions_capacity;
+    int64_t *updates;    size_t updates_capacity; /* in pairs */
+    int64_t *moves;      size_t moves_capacity;   /* in pairs */
+} dc_changeset_buffers_t;
+
+/* Pass 4: writes the lists of SPEC.md section 3, every index plus `index_offset` (the
+ * length of a common prefix the caller trimmed before matching). Lists are ascending;
+ * update and move pairs are ordered by their new index. */
+dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buffers_t *out);
+
+/* dc_match(), then dc_mark_updates_by_hash() when both content arrays are given, then
+ * dc_finish(). */
+typedef struct dc_diff_input {
+    dc_match_input_t match;
+    const uint64_t *old_contents; /* NULL (with new_contents NULL): no updates are reported */
+    const uint64_t *new_contents;
+    dc_equal_fn content_equal;    /* optional verification of equal content hashes; uses match.context */
+    dc_move_mode_t move_mode;
+} dc_diff_input_t;
+
+dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_t *input,
+                    dc_counts_t *counts);
+
+/* ---------------------------------------------------------------------------
+ * Repeated identities on one side (for the `reject` and `firstWins` policies).
+ * ------------------------------------------------------------------------- */
+
+/* Bytes of workspace that dc_mark_repeats() needs for `count` rows, or 0 when too many. */
+size_t dc_repeats_workspace_size(size_t count);
+
+/* Sets is_repeat[i] to 1 when an earlier row of the same side has row i's identity and to 0
+ * otherwise; stores the number of repeats in *repeat_count. `identity_equal` (both sides
+ * `side`) verifies equal keys, as in dc_match_input_t; `key_bits` as there. */
+dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
+                            const uint64_t *keys, size_t count, uint32_t side,
+                            dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            uint8_t *is_repeat, size_t *repeat_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CDIFFCORE_H */

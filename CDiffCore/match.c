@@ -1,0 +1,309 @@
+/* Pass 1 (pairing by identity) and the workspace plumbing around it. */
+#include <string.h>
+
+#include "identity_table.h"
+#include "workspace.h"
+
+#define DC_NO_ROW UINT32_MAX
+
+/* Adds `size` to *total rounded up to 8 bytes; false when it would overflow. */
+static bool dc_add_region(size_t *total, size_t size) {
+    size_t rounded = (size + 7) & ~(size_t)7;
+    if (rounded < size || *total > SIZE_MAX - rounded) return false;
+    *total += rounded;
+    return true;
+}
+
+/* Lays the regions out for (old_count, new_count); returns the total or 0 on overflow. */
+static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layout) {
+    if (old_count > DC_MAX_ROWS || new_count > DC_MAX_ROWS) return 0;
+    size_t capacity = dc_table_capacity(old_count);
+    size_t total = 0;
+    dc_workspace_t regions = {0};
+    regions.table_capacity = capacity;
+    if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
+    regions.table_offset = total;
+    if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, capacity * 8)) return 0;
+    regions.old_to_new_offset = total;
+    if (!dc_add_region(&total, old_count * 4)) return 0;
+    regions.new_to_old_offset = total;
+    if (!dc_add_region(&total, new_count * 4)) return 0;
+    regions.updated_offset = total;
+    if (!dc_add_region(&total, dc_bitmap_words(new_count) * 8)) return 0;
+    regions.moved_offset = total;
+    if (!dc_add_region(&total, dc_bitmap_words(new_count) * 8)) return 0;
+    if (layout) *layout = regions;
+    return total;
+}
+
+size_t dc_diff_workspace_size(size_t old_count, size_t new_count) {
+    return dc_layout(old_count, new_count, NULL);
+}
+
+static dc_status_t dc_check_workspace(void *workspace, size_t workspace_size, size_t needed) {
+    if (workspace == NULL) return DC_ERR_NULL_POINTER;
+    if (((uintptr_t)workspace % 8) != 0) return DC_ERR_WORKSPACE_MISALIGNED;
+    if (workspace_size < needed) return DC_ERR_WORKSPACE_TOO_SMALL;
+    return DC_OK;
+}
+
+dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input) {
+    if (input == NULL) return DC_ERR_NULL_POINTER;
+    const size_t m = input->old_count, n = input->new_count;
+    if ((m && input->old_keys == NULL) || (n && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
+    if (input->key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
+    if (input->key_bits != 0 && input->key_bits < 64 && input->identity_equal == NULL) {
+        return DC_ERR_INVALID_ARGUMENT; /* truncated keys are not exact: they need verifying */
+    }
+    dc_workspace_t layout;
+    size_t needed = dc_layout(m, n, &layout);
+    if (needed == 0) return DC_ERR_TOO_MANY_ROWS;
+    dc_status_t status = dc_check_workspace(workspace, workspace_size, needed);
+    if (status != DC_OK) return status;
+
+    dc_workspace_t *ws = (dc_workspace_t *)workspace;
+    *ws = layout;
+    ws->magic = DC_WORKSPACE_MAGIC;
+    ws->old_count = m;
+    ws->new_count = n;
+    uint32_t *chain = dc_old_to_new(ws); /* next old occurrence of the same identity */
+    uint32_t *new_to_old = dc_pairing(ws);
+    memset(dc_updated(ws), 0, dc_bitmap_words(n) * 8);
+    memset(dc_moved(ws), 0, dc_bitmap_words(n) * 8);
+
+    const dc_key_view_t old_view = { input->old_keys, dc_key_mask(input->key_bits), DC_SIDE_OLD };
+    const dc_key_view_t new_view = { input->new_keys, dc_key_mask(input->key_bits), DC_SIDE_NEW };
+    const dc_verifier_t verifier = { input->identity_equal, input->context };
+
+    // pass 1a: the common prefix pairs with itself; in it the k-th occurrences line up
+    // on both sides, so no table is needed. (A common suffix does not: an identity that
+    // occurs more often on one side pairs its k-th occurrences from the front.)
+    size_t prefix = 0;
+    const size_t shorter = m < n ? m : n;
+    while (prefix < shorter
+           && dc_same_identity(&old_view, prefix, &new_view, prefix,
+                               input->new_keys[prefix] & new_view.mask, &verifier)) {
+        new_to_old[prefix] = (uint32_t)prefix;
+        prefix++;
+    }
+    ws->prefix_length = prefix;
+
+    // pass 1b: index the remaining old rows by identity, last to first, so that each
+    // slot ends up at the first occurrence and `chain` links occurrences in old order.
+    const size_t old_rest = m - prefix;
+    size_t capacity = dc_table_capacity(old_rest); /* never above the size query's */
+    uint64_t *table = dc_table(ws);
+    if (old_rest > 0 && n > prefix) {
+        memset(table, 0, capacity * 8);
+        for (size_t i = m; i-- > prefix;) {
+            bool found;
+            size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, &verifier, &found);
+            if (found) {
+                chain[i] = (uint32_t)dc_field_index(dc_slot_field(table[position]));
+            } else {
+                chain[i] = DC_NO_ROW;
+            }
+            table[position] = dc_make_slot(dc_key_tag(&old_view, i), dc_index_field(i));
+        }
+    }
+
+    // pass 1c: each new row takes the next unpaired old occurrence of its identity.
+    for (size_t j = prefix; j < n; j++) {
+        if (old_rest == 0) {
+            new_to_old[j] = DC_UNPAIRED;
+            continue;
+        }
+        bool found;
+        size_t position = dc_table_find(table, capacity, &old_view, &new_view, j, &verifier, &found);
+        uint32_t field = found ? dc_slot_field(table[position]) : DC_SLOT_EXHAUSTED;
+        if (field & DC_SLOT_EXHAUSTED) {
+            new_to_old[j] = DC_UNPAIRED;
+            continue;
+        }
+        size_t old_index = dc_field_index(field);
+        new_to_old[j] = (uint32_t)old_index;
+        uint32_t next = chain[old_index];
+        uint32_t tag = dc_slot_tag(table[position]);
+        table[position] = next == DC_NO_ROW
+            ? dc_make_slot(tag, field | DC_SLOT_EXHAUSTED) /* keep the row for verifying later probes */
+            : dc_make_slot(tag, dc_index_field(next));
+    }
+
+    // pass 1d: the inverse pairing replaces the chain, which is no longer needed.
+    uint32_t *old_to_new = chain;
+    for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
+    for (size_t i = prefix; i < m; i++) old_to_new[i] = DC_UNPAIRED;
+    for (size_t j = prefix; j < n; j++) {
+        if (new_to_old[j] != DC_UNPAIRED) old_to_new[new_to_old[j]] = (uint32_t)j;
+    }
+    ws->state = DC_STATE_MATCHED;
+    return DC_OK;
+}
+
+const uint32_t *dc_new_to_old(const void *workspace) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    return ws ? dc_pairing(ws) : NULL;
+}
+
+dc_status_t dc_mark_updates_by_hash(void *workspace,
+                                    const uint64_t *old_contents, const uint64_t *new_contents,
+                                    dc_equal_fn content_equal, void *context) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if ((ws->old_count && old_contents == NULL) || (ws->new_count && new_contents == NULL)) {
+        return DC_ERR_NULL_POINTER;
+    }
+    const uint32_t *new_to_old = dc_pairing(ws);
+    uint64_t *updated = dc_updated(ws);
+    for (size_t j = 0; j < ws->new_count; j++) {
+        uint32_t i = new_to_old[j];
+        if (i == DC_UNPAIRED) continue;
+        bool differs = old_contents[i] != new_contents[j]
+            || (content_equal && !content_equal(context, DC_SIDE_OLD, i, DC_SIDE_NEW, j));
+        if (differs) dc_bit_set(updated, j);
+    }
+    return DC_OK;
+}
+
+dc_status_t dc_mark_updated(void *workspace, size_t new_index) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if (new_index >= ws->new_count || dc_pairing(ws)[new_index] == DC_UNPAIRED) {
+        return DC_ERR_INVALID_ARGUMENT;
+    }
+    dc_bit_set(dc_updated(ws), new_index);
+    return DC_OK;
+}
+
+static size_t dc_popcount(const uint64_t *bits, size_t words) {
+    size_t total = 0;
+    for (size_t word = 0; word < words; word++) total += (size_t)__builtin_popcountll(bits[word]);
+    return total;
+}
+
+dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if (mode != DC_MOVES_MINIMAL && mode != DC_MOVES_DISPLACED && mode != DC_MOVES_NONE) {
+        return DC_ERR_INVALID_ARGUMENT;
+    }
+    dc_compute_moves(ws, mode);
+
+    const uint32_t *new_to_old = dc_pairing(ws);
+    size_t paired = 0;
+    for (size_t j = 0; j < ws->new_count; j++) paired += new_to_old[j] != DC_UNPAIRED;
+    dc_counts_t result;
+    result.paired = paired;
+    result.deletions = ws->old_count - paired;
+    result.insertions = ws->new_count - paired;
+    result.updates = dc_popcount(dc_updated(ws), dc_bitmap_words(ws->new_count));
+    result.moves = dc_popcount(dc_moved(ws), dc_bitmap_words(ws->new_count));
+#ifdef DC_INTERNAL_CHECKS
+    /* old + inserts - deletes == new, and every update and move is a kept pair. */
+    if (ws->old_count - result.deletions + result.insertions != ws->new_count) __builtin_trap();
+    for (size_t j = 0; j < ws->new_count; j++) {
+        bool flagged = dc_bit_get(dc_updated(ws), j) || dc_bit_get(dc_moved(ws), j);
+        if (flagged && new_to_old[j] == DC_UNPAIRED) __builtin_trap();
+    }
+#endif
+    ws->counts = result;
+    ws->move_mode = (uint32_t)mode;
+    ws->state = DC_STATE_FINISHED;
+    if (counts) *counts = result;
+    return DC_OK;
+}
+
+/* Writes the set bits of `bits` (below `limit`) as (old, new) pairs. */
+static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *new_to_old,
+                           int64_t offset, int64_t *out) {
+    size_t written = 0;
+    for (size_t word = 0; word < dc_bitmap_words(limit); word++) {
+        uint64_t remaining = bits[word];
+        while (remaining) {
+            size_t j = word * 64 + (size_t)__builtin_ctzll(remaining);
+            remaining &= remaining - 1;
+            out[2 * written] = (int64_t)new_to_old[j] + offset;
+            out[2 * written + 1] = (int64_t)j + offset;
+            written++;
+        }
+    }
+}
+
+dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buffers_t *out) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_FINISHED);
+    if (ws == NULL) return DC_ERR_WRONG_STATE;
+    if (out == NULL) return DC_ERR_NULL_POINTER;
+    const dc_counts_t *c = &ws->counts;
+    if (out->deletions_capacity < c->deletions || out->insertions_capacity < c->insertions
+        || out->updates_capacity < c->updates || out->moves_capacity < c->moves) {
+        return DC_ERR_CAPACITY_TOO_SMALL;
+    }
+    if ((c->deletions && out->deletions == NULL) || (c->insertions && out->insertions == NULL)
+        || (c->updates && out->updates == NULL) || (c->moves && out->moves == NULL)) {
+        return DC_ERR_NULL_POINTER;
+    }
+    if (index_offset > (size_t)INT64_MAX - DC_MAX_ROWS) return DC_ERR_INVALID_ARGUMENT;
+    const int64_t offset = (int64_t)index_offset;
+    const uint32_t *old_to_new = dc_old_to_new(ws);
+    const uint32_t *new_to_old = dc_pairing(ws);
+    size_t written = 0;
+    for (size_t i = 0; i < ws->old_count; i++) {
+        if (old_to_new[i] == DC_UNPAIRED) out->deletions[written++] = (int64_t)i + offset;
+    }
+    written = 0;
+    for (size_t j = 0; j < ws->new_count; j++) {
+        if (new_to_old[j] == DC_UNPAIRED) out->insertions[written++] = (int64_t)j + offset;
+    }
+    if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
+    if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
+    return DC_OK;
+}
+
+dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_t *input,
+                    dc_counts_t *counts) {
+    if (input == NULL) return DC_ERR_NULL_POINTER;
+    dc_status_t status = dc_match(workspace, workspace_size, &input->match);
+    if (status != DC_OK) return status;
+    if (input->old_contents != NULL || input->new_contents != NULL) {
+        status = dc_mark_updates_by_hash(workspace, input->old_contents, input->new_contents,
+                                         input->content_equal, input->match.context);
+        if (status != DC_OK) return status;
+    }
+    return dc_finish(workspace, input->move_mode, counts);
+}
+
+size_t dc_repeats_workspace_size(size_t count) {
+    if (count > DC_MAX_ROWS) return 0;
+    return dc_table_capacity(count) * 8;
+}
+
+dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
+                            const uint64_t *keys, size_t count, uint32_t side,
+                            dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            uint8_t *is_repeat, size_t *repeat_count) {
+    if (count > DC_MAX_ROWS) return DC_ERR_TOO_MANY_ROWS;
+    if (key_bits > 64 || side > DC_SIDE_NEW) return DC_ERR_INVALID_ARGUMENT;
+    if (key_bits != 0 && key_bits < 64 && identity_equal == NULL) return DC_ERR_INVALID_ARGUMENT;
+    if (repeat_count == NULL || (count && (keys == NULL || is_repeat == NULL))) return DC_ERR_NULL_POINTER;
+    size_t capacity = dc_table_capacity(count);
+    dc_status_t status = dc_check_workspace(workspace, workspace_size, capacity * 8);
+    if (status != DC_OK) return status;
+
+    uint64_t *table = (uint64_t *)workspace;
+    memset(table, 0, capacity * 8);
+    const dc_key_view_t view = { keys, dc_key_mask(key_bits), side };
+    const dc_verifier_t verifier = { identity_equal, context };
+    size_t repeats = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool found;
+        size_t position = dc_table_find(table, capacity, &view, &view, i, &verifier, &found);
+        is_repeat[i] = found;
+        if (found) {
+            repeats++;
+        } else {
+            table[position] = dc_make_slot(dc_key_tag(&view, i), dc_index_field(i));
+        }
+    }
+    *repeat_count = repeats;
+    return DC_OK;
+}

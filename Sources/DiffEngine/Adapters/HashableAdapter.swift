@@ -1,0 +1,43 @@
+/// Reads `Hashable` values whose identity is the whole value (strings, numbers, enums):
+/// rows pair when they are equal, and a paired row is never updated.
+///
+/// Identity keys are stable (`StableHashable`) when the element type is, and exact for
+/// fixed-width integers; other `Hashable` types use Swift's per-process `hashValue`,
+/// verified with `==`, which is right for one diff but must not be persisted.
+public struct HashableAdapter<Element: Hashable>: RowAdapter {
+    public typealias Row = Element
+
+    @usableFromInline
+    let keyFunction: _KeyFunction<Element>
+
+    /// An adapter keyed by Swift's per-process `hashValue`.
+    @inlinable
+    public init() {
+        keyFunction = .perProcess
+    }
+
+    @inlinable
+    public var identityKeysAreExact: Bool { keyFunction.isExact }
+
+    @inlinable
+    public func identityKey(of row: Element) -> UInt64 { keyFunction.key(row) }
+
+    @inlinable
+    public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs == rhs }
+
+    /// Always true: equal identities are equal values.
+    @inlinable
+    public func contentsEqual(_ lhs: Element, _ rhs: Element) -> Bool { true }
+
+    /// Always 0: the content is the identity, so paired rows never differ.
+    @inlinable
+    public func contentHash(of row: Element) -> UInt64 { 0 }
+}
+
+extension HashableAdapter where Element: StableHashable {
+    /// An adapter keyed by the elements' stable hash (exact for integers).
+    @inlinable
+    public init() {
+        keyFunction = .stable
+    }
+}

@@ -1,0 +1,74 @@
+/// Reads `Identifiable & Equatable` rows: identity is `id`, content is the whole row
+/// compared with `==` (DifferenceKit's `Differentiable`, IGListKit's `diffIdentifier` +
+/// `isEqual`).
+///
+/// - Note: Identity keys are exact for integer ids and stable for `StableHashable` ids;
+///   other ids use Swift's per-process `hashValue`, verified with `==`.
+/// - Note: `contentHash(of:)`, which only hash-keeping callers such as the stateful
+///   differ need, requires `Element: Hashable`.
+public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter {
+    public typealias Row = Element
+
+    @usableFromInline
+    let keyFunction: _KeyFunction<Element.ID>
+    @usableFromInline
+    let contentHasher: ((Element) -> UInt64)?
+
+    @inlinable
+    init(keyFunction: _KeyFunction<Element.ID>, contentHasher: ((Element) -> UInt64)?) {
+        self.keyFunction = keyFunction
+        self.contentHasher = contentHasher
+    }
+
+    /// An adapter keyed by the ids' per-process `hashValue`.
+    @inlinable
+    public init() {
+        self.init(keyFunction: .perProcess, contentHasher: nil)
+    }
+
+    @inlinable
+    public var identityKeysAreExact: Bool { keyFunction.isExact }
+
+    @inlinable
+    public func identityKey(of row: Element) -> UInt64 { keyFunction.key(row.id) }
+
+    @inlinable
+    public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs.id == rhs.id }
+
+    @inlinable
+    public func contentsEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs == rhs }
+
+    @inlinable
+    public func contentHash(of row: Element) -> UInt64 {
+        guard let contentHasher else {
+            preconditionFailure("content hashes of \(Element.self) need Element: Hashable")
+        }
+        return contentHasher(row)
+    }
+
+    public func identityDescription(of row: Element) -> String { String(describing: row.id) }
+}
+
+extension IdentifiableAdapter where Element.ID: StableHashable {
+    /// An adapter keyed by the ids' stable hash (exact for integer ids).
+    @inlinable
+    public init() {
+        self.init(keyFunction: .stable, contentHasher: nil)
+    }
+}
+
+extension IdentifiableAdapter where Element: Hashable {
+    /// An adapter keyed by the ids' per-process `hashValue`, with content hashes.
+    @inlinable
+    public init() {
+        self.init(keyFunction: .perProcess, contentHasher: { UInt64(bitPattern: Int64($0.hashValue)) })
+    }
+}
+
+extension IdentifiableAdapter where Element: Hashable, Element.ID: StableHashable {
+    /// An adapter keyed by the ids' stable hash (exact for integer ids), with content hashes.
+    @inlinable
+    public init() {
+        self.init(keyFunction: .stable, contentHasher: { UInt64(bitPattern: Int64($0.hashValue)) })
+    }
+}

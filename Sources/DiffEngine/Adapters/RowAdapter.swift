@@ -1,0 +1,58 @@
+/// Tells the engine how to read a row type: its identity (which row is it?) and its
+/// content (what does it say?). Adapters are the engine's plugins: every built-in way to
+/// diff (`Hashable`, `Identifiable`, key paths, strings, byte rows, documents) is one, and
+/// any module can add its own without touching the core.
+///
+/// The engine asks for a 64-bit identity key of every row, pairs rows whose keys are equal
+/// and whose identities `identitiesEqual` confirms, and compares the contents of paired
+/// rows with `contentsEqual`.
+///
+/// Requirements that the engine relies on:
+/// - rows with equal identities have equal identity keys;
+/// - when `identityKeysAreExact` is true, rows with equal keys have equal identities
+///   (integer ids); then `identitiesEqual` is never called during pairing;
+/// - rows with equal contents have equal content hashes (only `StatefulDiffer`-style
+///   callers that keep no rows compare contents by hash).
+public protocol RowAdapter {
+    /// The type of the rows this adapter reads.
+    associatedtype Row
+
+    /// Whether identity keys are exact: equal keys always mean equal identities.
+    var identityKeysAreExact: Bool { get }
+
+    /// The 64-bit key of a row's identity: a hash, or the identity itself when exact.
+    func identityKey(of row: Row) -> UInt64
+
+    /// Writes the identity key of each row in `rows` to `keys` (same count). Override it
+    /// when keys are cheaper to compute in bulk (for instance hashing spans of one buffer).
+    func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>)
+
+    /// Whether two rows have the same identity.
+    func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool
+
+    /// Whether two rows that have the same identity have the same content.
+    func contentsEqual(_ lhs: Row, _ rhs: Row) -> Bool
+
+    /// A 64-bit hash of a row's content, equal for equal contents.
+    func contentHash(of row: Row) -> UInt64
+
+    /// A short description of a row's identity, for error messages.
+    func identityDescription(of row: Row) -> String
+}
+
+extension RowAdapter {
+    @inlinable
+    public var identityKeysAreExact: Bool { false }
+
+    @inlinable
+    public func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == keys.count, "one key a row")
+        for index in rows.indices {
+            keys[index] = identityKey(of: rows[index])
+        }
+    }
+
+    public func identityDescription(of row: Row) -> String {
+        String(describing: row)
+    }
+}

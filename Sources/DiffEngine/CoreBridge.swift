@@ -1,0 +1,235 @@
+// The one file that talks to CDiffCore. Everything here is internal; the generic,
+// inlinable engine reaches it through @usableFromInline entry points whose signatures
+// use Swift types only, and every pointer handed to C lives only inside the call.
+internal import CDiffCore
+
+/// Which sequence of a diff a row belongs to.
+public enum DiffSide: String, Sendable, Hashable, Codable {
+    case old
+    case new
+}
+
+@usableFromInline
+internal let _unpaired: UInt32 = DC_UNPAIRED
+
+/// XXH3-64 with the engine's fixed seed over `bytes`.
+@usableFromInline
+internal func _stableHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    dc_hash_bytes(bytes.baseAddress, bytes.count)
+}
+
+/// XXH3-64 of the two hashes' little-endian bytes: how multi-field keys fold.
+@usableFromInline
+internal func _combineHashes(_ first: UInt64, _ second: UInt64) -> UInt64 {
+    dc_hash_combine(first, second)
+}
+
+/// Hashes spans of one byte buffer in C, straight from the buffer.
+@usableFromInline
+internal func _hashSpans(
+    _ bytes: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<UInt64>,
+    lengths: UnsafeBufferPointer<UInt64>, into out: UnsafeMutableBufferPointer<UInt64>
+) {
+    precondition(offsets.count == lengths.count && out.count == offsets.count, "span arrays differ in length")
+    // Spans are validated in C; a bad one is a caller error.
+    var spans = [dc_span_t](unsafeUninitializedCapacity: offsets.count) { buffer, count in
+        for index in 0..<offsets.count {
+            buffer[index] = dc_span_t(offset: offsets[index], length: lengths[index])
+        }
+        count = offsets.count
+    }
+    let status = spans.withUnsafeMutableBufferPointer { spanBuffer in
+        dc_hash_spans(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                      spanBuffer.baseAddress, spanBuffer.count, out.baseAddress)
+    }
+    _check(status)
+}
+
+private func _check(_ status: dc_status_t, _ what: StaticString = "CDiffCore") {
+    precondition(status == DC_OK, "\(what): \(String(cString: dc_status_message(status)))")
+}
+
+/// Bridges a Swift equality closure to the core's C callback.
+private final class _EqualityBox {
+    let equal: (DiffSide, Int, DiffSide, Int) -> Bool
+    init(_ equal: @escaping (DiffSide, Int, DiffSide, Int) -> Bool) { self.equal = equal }
+}
+
+private func _side(_ raw: UInt32) -> DiffSide { raw == UInt32(DC_SIDE_OLD) ? .old : .new }
+
+private let _equalityThunk: dc_equal_fn = { context, aSide, aIndex, bSide, bIndex in
+    let box = Unmanaged<_EqualityBox>.fromOpaque(context!).takeUnretainedValue()
+    return box.equal(_side(aSide), aIndex, _side(bSide), bIndex)
+}
+
+/// Calls `body` with the C callback and context for `equal` (nil gives nil); the context
+/// must not escape `body`.
+private func _withEquality<R>(
+    _ equal: ((DiffSide, Int, DiffSide, Int) -> Bool)?,
+    _ body: (dc_equal_fn?, UnsafeMutableRawPointer?) -> R
+) -> R {
+    guard let equal else { return body(nil, nil) }
+    let box = _EqualityBox(equal)
+    return withExtendedLifetime(box) {
+        body(_equalityThunk, Unmanaged.passUnretained(box).toOpaque())
+    }
+}
+
+/// Counts of one finished diff.
+@usableFromInline
+internal struct _CoreCounts {
+    @usableFromInline var deletions = 0
+    @usableFromInline var insertions = 0
+    @usableFromInline var updates = 0
+    @usableFromInline var moves = 0
+}
+
+/// A reusable workspace for the core's passes. Grows when a larger diff needs it; never
+/// shrinks, so a stream of diffs of similar size allocates nothing after the first.
+@usableFromInline
+internal final class _DiffWorkspace {
+    private var memory: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private(set) var oldCount = 0
+    private(set) var newCount = 0
+
+    @usableFromInline
+    init() {}
+
+    deinit { memory?.deallocate() }
+
+    /// Bytes currently held, for memory accounting.
+    @usableFromInline
+    var allocatedBytes: Int { capacity }
+
+    private func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
+        if let memory, capacity >= bytes { return memory }
+        memory?.deallocate()
+        let fresh = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 8), alignment: 16)
+        memory = fresh
+        capacity = max(bytes, 8)
+        return fresh
+    }
+
+    /// Pass 1: pairs rows by identity key. `identityEqual`, when given, verifies rows with
+    /// equal keys; `keyBits` (testing) keeps only that many low bits of every key.
+    @usableFromInline
+    func match(
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
+        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?
+    ) {
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
+        oldCount = oldKeys.count
+        newCount = newKeys.count
+        let status = _withEquality(identityEqual) { function, context in
+            var input = dc_match_input_t(
+                old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
+                new_keys: newKeys.baseAddress, new_count: newKeys.count,
+                identity_equal: function, context: context, key_bits: UInt32(keyBits))
+            return dc_match(workspace, capacity, &input)
+        }
+        _check(status, "dc_match")
+    }
+
+    /// The pairing of the last match, by new row: the old index or `_unpaired`.
+    /// Valid until the next match on this workspace; must not escape the caller.
+    @usableFromInline
+    var newToOld: UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(start: dc_new_to_old(memory), count: newCount)
+    }
+
+    @usableFromInline
+    func markUpdated(newIndex: Int) {
+        _check(dc_mark_updated(memory, newIndex), "dc_mark_updated")
+    }
+
+    /// Flags pairs whose content hashes differ (and, with `contentEqual`, pairs whose equal
+    /// hashes hide unequal contents).
+    @usableFromInline
+    func markUpdates(
+        oldContents: UnsafeBufferPointer<UInt64>, newContents: UnsafeBufferPointer<UInt64>,
+        contentEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?
+    ) {
+        precondition(oldContents.count == oldCount && newContents.count == newCount,
+                     "content hash arrays must match the matched row counts")
+        let status = _withEquality(contentEqual) { function, context in
+            dc_mark_updates_by_hash(memory, oldContents.baseAddress, newContents.baseAddress, function, context)
+        }
+        _check(status, "dc_mark_updates_by_hash")
+    }
+
+    @usableFromInline
+    func finish(_ mode: MoveMode) -> _CoreCounts {
+        let coreMode: dc_move_mode_t = switch mode {
+        case .minimal: DC_MOVES_MINIMAL
+        case .displaced: DC_MOVES_DISPLACED
+        case .none: DC_MOVES_NONE
+        }
+        var counts = dc_counts_t()
+        _check(dc_finish(memory, coreMode, &counts), "dc_finish")
+        return _CoreCounts(deletions: counts.deletions, insertions: counts.insertions,
+                           updates: counts.updates, moves: counts.moves)
+    }
+
+    /// Copies the finished lists out, every index plus `offset`.
+    @usableFromInline
+    func read(_ counts: _CoreCounts, offset: Int, oldCount: Int, newCount: Int) -> Changeset {
+        IndexPair._checkLayout()
+        var deletions: [Int] = [], insertions: [Int] = [], updates: [IndexPair] = [], moves: [IndexPair] = []
+        var status = DC_OK
+        deletions = [Int](unsafeUninitializedCapacity: counts.deletions) { deletionBuffer, deletionCount in
+            insertions = [Int](unsafeUninitializedCapacity: counts.insertions) { insertionBuffer, insertionCount in
+                updates = [IndexPair](unsafeUninitializedCapacity: counts.updates) { updateBuffer, updateCount in
+                    moves = [IndexPair](unsafeUninitializedCapacity: counts.moves) { moveBuffer, moveCount in
+                        var buffers = dc_changeset_buffers_t(
+                            deletions: _int64(deletionBuffer), deletions_capacity: deletionBuffer.count,
+                            insertions: _int64(insertionBuffer), insertions_capacity: insertionBuffer.count,
+                            updates: _pairs(updateBuffer), updates_capacity: updateBuffer.count,
+                            moves: _pairs(moveBuffer), moves_capacity: moveBuffer.count)
+                        status = dc_read(memory, offset, &buffers)
+                        moveCount = status == DC_OK ? counts.moves : 0
+                    }
+                    updateCount = status == DC_OK ? counts.updates : 0
+                }
+                insertionCount = status == DC_OK ? counts.insertions : 0
+            }
+            deletionCount = status == DC_OK ? counts.deletions : 0
+        }
+        _check(status, "dc_read")
+        return Changeset(oldCount: oldCount, newCount: newCount, deletions: deletions,
+                         insertions: insertions, updates: updates, moves: moves)
+    }
+}
+
+private func _int64(_ buffer: UnsafeMutableBufferPointer<Int>) -> UnsafeMutablePointer<Int64>? {
+    UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
+}
+
+private func _pairs(_ buffer: UnsafeMutableBufferPointer<IndexPair>) -> UnsafeMutablePointer<Int64>? {
+    UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
+}
+
+/// Marks rows whose identity occurred earlier on the same side. Returns nil when none do.
+@usableFromInline
+internal func _markRepeats(
+    keys: UnsafeBufferPointer<UInt64>, side: DiffSide, keyBits: Int,
+    identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?
+) -> [Bool]? {
+    let size = dc_repeats_workspace_size(keys.count)
+    precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+    let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    defer { workspace.deallocate() }
+    var flags = [UInt8](repeating: 0, count: keys.count)
+    var repeats = 0
+    let status = _withEquality(identityEqual) { function, context in
+        flags.withUnsafeMutableBufferPointer { flagBuffer in
+            dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
+                            UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
+                            function, context, UInt32(keyBits), flagBuffer.baseAddress, &repeats)
+        }
+    }
+    _check(status, "dc_mark_repeats")
+    return repeats == 0 ? nil : flags.map { $0 != 0 }
+}

@@ -1,0 +1,81 @@
+/// Which paired rows a diff reports as moved (SPEC.md section 3).
+public enum MoveMode: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The fewest moves: every paired row off one longest increasing subsequence of the
+    /// new indexes (taken in old order) moves. `ABCD -> BCDA` is one move, `(0, 3)`.
+    case minimal
+    /// IGListKit's and Ditto's legacy rule: a paired row moves when its old index, shifted
+    /// by the deletions before it and the insertions before it, differs from its new
+    /// index. `ABCD -> BCDA` is four moves.
+    case displaced
+    /// No moves: a paired row that is out of order becomes a deletion of its old index and
+    /// an insertion of its new index. The rows kept paired are those `minimal` keeps.
+    case none
+}
+
+/// What a diff does with an identity that occurs more than once on one side (SPEC.md
+/// section 2).
+public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The k-th old occurrence of an identity pairs with its k-th new occurrence.
+    case pairInOrder
+    /// A repeated identity on either side throws `DuplicateIdentityError`.
+    case reject
+    /// Later repeats on each side are dropped before diffing (IGListKit's behaviour); the
+    /// changeset's indexes refer to the deduplicated sequences and the dropped original
+    /// indexes are reported in `Changeset.droppedOld` and `droppedNew`.
+    case firstWins
+}
+
+/// Options of one diff.
+public struct DiffOptions: Sendable, Hashable {
+    /// How moves are reported; `.minimal` by default.
+    public var moves: MoveMode
+    /// How repeated identities are treated; `.pairInOrder` by default.
+    public var duplicates: DuplicatePolicy
+    /// Testing: keep only this many low bits of every identity hash (0 keeps all), so that
+    /// identity collisions are common and the verification path is exercised.
+    @usableFromInline
+    internal var identityHashBits: Int = 0
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - moves: how moves are reported.
+    ///   - duplicates: how repeated identities are treated.
+    public init(moves: MoveMode = .minimal, duplicates: DuplicatePolicy = .pairInOrder) {
+        self.moves = moves
+        self.duplicates = duplicates
+    }
+
+    /// Testing only: keeps `bits` (1...63) low bits of each identity hash, or all with 0.
+    /// Collisions then happen all the time; results must not change.
+    @_spi(Testing)
+    public var weakenedIdentityHashBits: Int {
+        get { identityHashBits }
+        set {
+            precondition((0...63).contains(newValue), "weakenedIdentityHashBits must be in 0...63")
+            identityHashBits = newValue
+        }
+    }
+}
+
+/// The error of `DuplicatePolicy.reject`: an identity occurs twice on one side.
+public struct DuplicateIdentityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The side where the identity repeats.
+    public var side: DiffSide
+    /// A description of the repeated identity, from the adapter.
+    public var identity: String
+    /// The index of its first occurrence.
+    public var firstIndex: Int
+    /// The index of its second occurrence.
+    public var secondIndex: Int
+
+    public init(side: DiffSide, identity: String, firstIndex: Int, secondIndex: Int) {
+        self.side = side
+        self.identity = identity
+        self.firstIndex = firstIndex
+        self.secondIndex = secondIndex
+    }
+
+    public var description: String {
+        "duplicate identity \(identity) in the \(side) rows at indexes \(firstIndex) and \(secondIndex)"
+    }
+}

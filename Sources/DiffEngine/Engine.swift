@@ -1,0 +1,184 @@
+// The generic driver: reads rows through an adapter into flat key buffers, runs the
+// core's passes, and verifies what hashes alone cannot prove. It is inlinable so that
+// it is specialized for each row type and adapter in the caller's module.
+
+/// Computes how `old` became `new`, reading rows through `adapter`.
+///
+/// Rows pair by identity, the k-th old occurrence of an identity with its k-th new
+/// occurrence; unpaired old rows are deletions, unpaired new rows insertions; paired rows
+/// whose contents differ are updates; paired rows out of relative order are moves, as
+/// `options.moves` defines them (SPEC.md sections 2 and 3).
+///
+/// - Parameters:
+///   - old: the rows before.
+///   - new: the rows after.
+///   - adapter: how to read identity and content of a row.
+///   - options: the move mode and the duplicates policy.
+/// - Returns: the changeset; applying it to `old` with UIKit's batch-update rules gives `new`.
+/// - Throws: `DuplicateIdentityError` only under `DuplicatePolicy.reject`.
+/// - Complexity: O(m + n) expected time for pairing, updates and the `displaced` and
+///   already-ordered cases; O(m + n + k log k) with k paired rows for `minimal` and
+///   `none`. Each identity key is computed once; `identitiesEqual` runs about once per
+///   paired row only for adapters whose keys are not exact, and `contentsEqual` once per
+///   paired row. Extra memory is about 20-30 bytes a row.
+/// - Note: A 64-bit hash collision between different identities never changes the
+///   result: pairs are verified, and a failed verification re-runs the pairing with
+///   `identitiesEqual` consulted for every key match.
+@inlinable
+public func diff<Rows: RandomAccessCollection, Adapter: RowAdapter>(
+    _ old: Rows, _ new: Rows, using adapter: Adapter, options: DiffOptions = DiffOptions()
+) throws(DuplicateIdentityError) -> Changeset where Rows.Element == Adapter.Row {
+    let result: Result<Changeset, DuplicateIdentityError> = _withContiguousRows(old) { oldRows in
+        _withContiguousRows(new) { newRows in
+            _diffWithPolicy(oldRows, newRows, adapter, options)
+        }
+    }
+    return try result.get()
+}
+
+@inlinable
+internal func _withContiguousRows<Rows: RandomAccessCollection, R>(
+    _ rows: Rows, _ body: (UnsafeBufferPointer<Rows.Element>) -> R
+) -> R {
+    if let result = rows.withContiguousStorageIfAvailable(body) { return result }
+    return Array(rows).withUnsafeBufferPointer(body)
+}
+
+@inlinable
+internal func _diffWithPolicy<Adapter: RowAdapter>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+    _ adapter: Adapter, _ options: DiffOptions
+) -> Result<Changeset, DuplicateIdentityError> {
+    switch options.duplicates {
+    case .pairInOrder:
+        return .success(_diffRows(old, new, adapter, options))
+    case .reject:
+        if let error = _firstRepeat(old, .old, adapter, options) ?? _firstRepeat(new, .new, adapter, options) {
+            return .failure(error)
+        }
+        return .success(_diffRows(old, new, adapter, options))
+    case .firstWins:
+        let oldRepeats = _repeats(old, .old, adapter, options)
+        let newRepeats = _repeats(new, .new, adapter, options)
+        if oldRepeats == nil && newRepeats == nil {
+            var changeset = _diffRows(old, new, adapter, options)
+            changeset.droppedOld = []
+            changeset.droppedNew = []
+            return .success(changeset)
+        }
+        let keptOld = _keep(old, oldRepeats), keptNew = _keep(new, newRepeats)
+        var changeset = keptOld.withUnsafeBufferPointer { oldKept in
+            keptNew.withUnsafeBufferPointer { newKept in _diffRows(oldKept, newKept, adapter, options) }
+        }
+        changeset.droppedOld = oldRepeats.map { flags in flags.indices.filter { flags[$0] } } ?? []
+        changeset.droppedNew = newRepeats.map { flags in flags.indices.filter { flags[$0] } } ?? []
+        return .success(changeset)
+    }
+}
+
+/// Flags rows whose identity occurred earlier on the same side, or nil when none did.
+@inlinable
+internal func _repeats<Adapter: RowAdapter>(
+    _ rows: UnsafeBufferPointer<Adapter.Row>, _ side: DiffSide, _ adapter: Adapter, _ options: DiffOptions
+) -> [Bool]? {
+    let keys = [UInt64](unsafeUninitializedCapacity: rows.count) { keyBuffer, count in
+        adapter.writeIdentityKeys(of: rows, to: keyBuffer)
+        count = rows.count
+    }
+    let verify = !adapter.identityKeysAreExact || options.identityHashBits != 0
+    return keys.withUnsafeBufferPointer { keyBuffer in
+        _markRepeats(keys: keyBuffer, side: side, keyBits: options.identityHashBits,
+                     identityEqual: verify ? { _, a, _, b in adapter.identitiesEqual(rows[a], rows[b]) } : nil)
+    }
+}
+
+@inlinable
+internal func _firstRepeat<Adapter: RowAdapter>(
+    _ rows: UnsafeBufferPointer<Adapter.Row>, _ side: DiffSide, _ adapter: Adapter, _ options: DiffOptions
+) -> DuplicateIdentityError? {
+    guard let flags = _repeats(rows, side, adapter, options), let second = flags.firstIndex(of: true) else {
+        return nil
+    }
+    // The earliest repeat's identity occurred exactly once before it.
+    let first = (0..<second).first { adapter.identitiesEqual(rows[$0], rows[second]) }!
+    return DuplicateIdentityError(side: side, identity: adapter.identityDescription(of: rows[second]),
+                                  firstIndex: first, secondIndex: second)
+}
+
+@inlinable
+internal func _keep<Row>(_ rows: UnsafeBufferPointer<Row>, _ repeats: [Bool]?) -> [Row] {
+    guard let repeats else { return Array(rows) }
+    return rows.indices.compactMap { repeats[$0] ? nil : rows[$0] }
+}
+
+/// The diff under `pairInOrder`.
+@inlinable
+internal func _diffRows<Adapter: RowAdapter>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+    _ adapter: Adapter, _ options: DiffOptions
+) -> Changeset {
+    // A common prefix of equal rows needs no hashing at all: it is paired in place and
+    // unchanged, and it covers the no-change case entirely.
+    let shorter = Swift.min(old.count, new.count)
+    var prefix = 0
+    while prefix < shorter, adapter.identitiesEqual(old[prefix], new[prefix]),
+          adapter.contentsEqual(old[prefix], new[prefix]) {
+        prefix += 1
+    }
+    if prefix == old.count && prefix == new.count {
+        return Changeset(oldCount: old.count, newCount: new.count)
+    }
+    let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])
+    let newRest = UnsafeBufferPointer(rebasing: new[prefix...])
+
+    let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: oldRest.count + newRest.count)
+    defer { keys.deallocate() }
+    let oldKeys = UnsafeMutableBufferPointer(rebasing: keys[..<oldRest.count])
+    let newKeys = UnsafeMutableBufferPointer(rebasing: keys[oldRest.count...])
+    adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
+    adapter.writeIdentityKeys(of: newRest, to: newKeys)
+
+    let workspace = _DiffWorkspace()
+    let verifyEveryMatch: (DiffSide, Int, DiffSide, Int) -> Bool = { aSide, a, bSide, b in
+        adapter.identitiesEqual(aSide == .old ? oldRest[a] : newRest[a], bSide == .old ? oldRest[b] : newRest[b])
+    }
+    if options.identityHashBits != 0 {
+        workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
+                        keyBits: options.identityHashBits, identityEqual: verifyEveryMatch)
+    } else {
+        workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
+                        keyBits: 0, identityEqual: nil)
+        // With hashed keys, pair by hash first and verify every pair after: if all hold,
+        // the pairing is the one exact identities give (a merged hash class whose paired
+        // prefixes agree pairs each identity's k-th occurrences). One failure (a real
+        // 64-bit collision) re-runs the pairing with every key match verified.
+        if !adapter.identityKeysAreExact && !_allPairsHold(workspace.newToOld, oldRest, newRest, adapter) {
+            workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
+                            keyBits: 0, identityEqual: verifyEveryMatch)
+        }
+    }
+
+    let pairing = workspace.newToOld
+    for newIndex in pairing.indices {
+        let oldIndex = pairing[newIndex]
+        if oldIndex != _unpaired && !adapter.contentsEqual(oldRest[Int(oldIndex)], newRest[newIndex]) {
+            workspace.markUpdated(newIndex: newIndex)
+        }
+    }
+    let counts = workspace.finish(options.moves)
+    return workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
+}
+
+@inlinable
+internal func _allPairsHold<Adapter: RowAdapter>(
+    _ pairing: UnsafeBufferPointer<UInt32>, _ old: UnsafeBufferPointer<Adapter.Row>,
+    _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
+) -> Bool {
+    for newIndex in pairing.indices {
+        let oldIndex = pairing[newIndex]
+        if oldIndex != _unpaired && !adapter.identitiesEqual(old[Int(oldIndex)], new[newIndex]) {
+            return false
+        }
+    }
+    return true
+}
