@@ -1,0 +1,129 @@
+import DiffEngine
+import DiffEngineTestSupport
+import Foundation
+import Testing
+
+struct Product: Equatable {
+    var sku: String
+    var title: String
+    var price: Double
+    var stock: Int
+}
+
+/// Counts how often the engine asks an adapter for keys and comparisons, to show that
+/// the work is linear: each key once, each comparison about once a paired row.
+final class CallCounter: @unchecked Sendable {
+    var keys = 0, identityComparisons = 0, contentComparisons = 0
+}
+
+struct CountingAdapter: RowAdapter {
+    let counter: CallCounter
+    func identityKey(of row: TestRow) -> UInt64 {
+        counter.keys += 1
+        return row.id.stableHash &* 0x9e37_79b9_7f4a_7c15 // a hash, not exact
+    }
+    func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool {
+        counter.identityComparisons += 1
+        return lhs.id == rhs.id
+    }
+    func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool {
+        counter.contentComparisons += 1
+        return lhs.content == rhs.content
+    }
+    func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
+}
+
+@Suite struct AdapterTests {
+    @Test func keyPathsPickIdentityAndContentFields() throws {
+        let old = [Product(sku: "a", title: "Apple", price: 1, stock: 5), Product(sku: "b", title: "Pear", price: 2, stock: 1)]
+        var new = old
+        new[0].stock = 0 // not a content field: no update
+        new[1].price = 3 // a content field: an update
+        let changes = try diff(old, new, identity: \.sku, content: \.title, \.price)
+        #expect(changes.updates == [IndexPair(old: 1, new: 1)])
+        #expect(!changes.hasChanges == false)
+        #expect(checkChangeset(changes, old: old, new: new, mode: .minimal,
+                               sameIdentity: { $0.sku == $1.sku },
+                               sameContent: { $0.title == $1.title && $0.price == $1.price }).isEmpty)
+    }
+
+    @Test func textLinesAndByteRows() throws {
+        let old = ["alpha", "beta", "gamma", "beta"], new = ["beta", "alpha", "delta", "beta"]
+        let lines = try diff(old, new)
+        #expect(checkChangeset(lines, old: old, new: new, mode: .minimal, sameIdentity: ==, sameContent: ==).isEmpty)
+        let bytes = try diff(old.map { Array($0.utf8) }, new.map { Array($0.utf8) })
+        #expect(bytes == lines)
+    }
+
+    /// Text is compared as exact UTF-8 bytes: no Unicode normalization.
+    @Test func noUnicodeNormalization() throws {
+        let composed = "\u{e9}", decomposed = "e\u{301}"
+        #expect(composed == decomposed) // Swift's String equality is canonical equivalence
+        #expect(composed.stableHash != decomposed.stableHash)
+        let changes = try diff([composed.utf8.map { $0 }], [decomposed.utf8.map { $0 }])
+        #expect(changes.deletions == [0] && changes.insertions == [0])
+    }
+
+    @Test func uuidIdentities() throws {
+        var generator = SeededGenerator(seed: 5)
+        let ids = (0..<200).map { _ in UUID() }
+        let old = ids
+        var new = Array(ids.dropFirst(20))
+        new.shuffle(using: &generator)
+        let changes = try diff(old, new)
+        #expect(changes.deletions.count == 20)
+        #expect(checkChangeset(changes, old: old, new: new, mode: .minimal, sameIdentity: ==, sameContent: ==).isEmpty)
+    }
+
+    /// A plugin adapter defined here, outside the engine module.
+    @Test func customAdapterWorkIsLinear() throws {
+        var generator = SeededGenerator(seed: 11)
+        for size in [1_000, 4_000, 16_000] {
+            let shape = ScenarioShape(size: size, alphabet: size / 4, deleteRate: 0.1, insertRate: 0.1, moveRate: 0.05, updateRate: 0.05)
+            let (old, new) = makeScenario(shape, using: &generator)
+            let counter = CallCounter()
+            let changes = try diff(old, new, using: CountingAdapter(counter: counter))
+            let rows = old.count + new.count
+            let paired = new.count - changes.insertions.count
+            #expect(counter.keys <= rows)
+            #expect(counter.identityComparisons <= paired + Swift.min(old.count, new.count) + 1)
+            #expect(counter.contentComparisons <= paired + 1)
+            #expect(checkChangeset(changes, old: old, new: new, mode: .minimal).isEmpty)
+        }
+    }
+
+    @Test func collectionDifferenceAppliesToNew() throws {
+        var generator = SeededGenerator(seed: 21)
+        for _ in 0..<2_000 {
+            let (old, new) = makeScenario(.random(using: &generator), using: &generator)
+            for mode in MoveMode.allCases {
+                let changes = try diff(old, new, options: DiffOptions(moves: mode))
+                #expect(old.applying(changes.collectionDifference(from: old, to: new)) == new)
+            }
+        }
+    }
+
+    @Test func changesetJSONShape() throws {
+        let changes = Changeset(oldCount: 3, newCount: 2, deletions: [0], insertions: [],
+                                updates: [IndexPair(old: 2, new: 1)], moves: [IndexPair(old: 1, new: 0)])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(changes), as: UTF8.self)
+        #expect(json == #"{"deletions":[0],"insertions":[],"moves":[[1,0]],"newCount":2,"oldCount":3,"updates":[[2,1]]}"#)
+        #expect(try JSONDecoder().decode(Changeset.self, from: Data(json.utf8)) == changes)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(IndexPair.self, from: Data("[1,2,3]".utf8))
+        }
+    }
+
+    @Test func rejectNamesIdentityAndBothIndexes() {
+        let old = [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0), TestRow(id: 1, content: 0)]
+        #expect(throws: DuplicateIdentityError(side: .old, identity: "1", firstIndex: 0, secondIndex: 2)) {
+            try diff(old, [], options: DiffOptions(duplicates: .reject))
+        }
+        #expect(throws: DuplicateIdentityError(side: .new, identity: "2", firstIndex: 1, secondIndex: 3)) {
+            try diff([], [TestRow(id: 4, content: 0), TestRow(id: 2, content: 0), TestRow(id: 3, content: 0), TestRow(id: 2, content: 1)],
+                     options: DiffOptions(duplicates: .reject))
+        }
+    }
+}

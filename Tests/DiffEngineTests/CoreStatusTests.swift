@@ -1,0 +1,126 @@
+import CDiffCore
+import Testing
+
+/// The C core rejects bad sizes, buffers and call orders with a status, never a write out
+/// of bounds (SPEC.md section 8).
+@Suite struct CoreStatusTests {
+    /// Runs a diff of old → new keys and returns the workspace for further calls.
+    func withFinishedDiff(_ old: [UInt64], _ new: [UInt64], _ body: (UnsafeMutableRawPointer, dc_counts_t) -> Void) {
+        let size = dc_diff_workspace_size(old.count, new.count)
+        let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { workspace.deallocate() }
+        var counts = dc_counts_t()
+        old.withUnsafeBufferPointer { oldKeys in
+            new.withUnsafeBufferPointer { newKeys in
+                var input = dc_diff_input_t()
+                input.match.old_keys = oldKeys.baseAddress
+                input.match.old_count = oldKeys.count
+                input.match.new_keys = newKeys.baseAddress
+                input.match.new_count = newKeys.count
+                #expect(dc_diff(workspace, size, &input, &counts) == DC_OK)
+            }
+        }
+        body(workspace, counts)
+    }
+
+    @Test func outputBufferOneTooSmallIsRefusedAndUntouched() {
+        withFinishedDiff([1, 2, 3, 4], [9, 4, 3, 2]) { workspace, counts in
+            #expect(counts.deletions == 1 && counts.insertions == 1 && counts.moves == 2)
+            var storage = [Int64](repeating: -7, count: 16)
+            storage.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                var out = dc_changeset_buffers_t(deletions: base, deletions_capacity: 1,
+                                                 insertions: base + 1, insertions_capacity: 1,
+                                                 updates: base + 2, updates_capacity: 0,
+                                                 moves: base + 2, moves_capacity: 1) // needs 2
+                #expect(dc_read(workspace, 0, &out) == DC_ERR_CAPACITY_TOO_SMALL)
+            }
+            #expect(storage.allSatisfy { $0 == -7 })
+            storage.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                var out = dc_changeset_buffers_t(deletions: base, deletions_capacity: 1,
+                                                 insertions: base + 1, insertions_capacity: 1,
+                                                 updates: nil, updates_capacity: 0,
+                                                 moves: base + 2, moves_capacity: 2)
+                #expect(dc_read(workspace, 10, &out) == DC_OK)
+            }
+            // 1 is deleted, 9 inserted; of 2,3,4 (now reversed) 4 stays: 3 moves to 2, 2 to 3.
+            #expect(Array(storage[0..<6]) == [10, 10, 12, 12, 11, 13])
+            #expect(storage[6...].allSatisfy { $0 == -7 })
+        }
+    }
+
+    @Test func workspaceChecks() {
+        let keys: [UInt64] = [1, 2, 3]
+        let size = dc_diff_workspace_size(3, 3)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: size + 8, alignment: 8)
+        defer { memory.deallocate() }
+        keys.withUnsafeBufferPointer { buffer in
+            var input = dc_match_input_t()
+            input.old_keys = buffer.baseAddress
+            input.old_count = 3
+            input.new_keys = buffer.baseAddress
+            input.new_count = 3
+            #expect(dc_match(memory, size - 1, &input) == DC_ERR_WORKSPACE_TOO_SMALL)
+            #expect(dc_match(memory + 4, size, &input) == DC_ERR_WORKSPACE_MISALIGNED)
+            #expect(dc_match(nil, size, &input) == DC_ERR_NULL_POINTER)
+            input.key_bits = 3
+            #expect(dc_match(memory, size, &input) == DC_ERR_INVALID_ARGUMENT) // truncated keys need verifying
+            input.key_bits = 0
+            input.new_keys = nil
+            #expect(dc_match(memory, size, &input) == DC_ERR_NULL_POINTER)
+            input.new_keys = buffer.baseAddress
+            input.new_count = 100 // far more than the workspace was sized for
+            #expect(dc_match(memory, size, &input) == DC_ERR_WORKSPACE_TOO_SMALL)
+        }
+        #expect(dc_diff_workspace_size(Int(DC_MAX_ROWS) + 1, 0) == 0)
+        #expect(dc_repeats_workspace_size(Int(DC_MAX_ROWS) + 1) == 0)
+    }
+
+    @Test func passesOutOfOrderAreRefused() {
+        let size = dc_diff_workspace_size(1, 1)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { memory.deallocate() }
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        var counts = dc_counts_t()
+        var out = dc_changeset_buffers_t()
+        #expect(dc_finish(memory, DC_MOVES_MINIMAL, &counts) == DC_ERR_WRONG_STATE)
+        #expect(dc_read(memory, 0, &out) == DC_ERR_WRONG_STATE)
+        #expect(dc_new_to_old(memory) == nil)
+        withFinishedDiff([5], [6]) { workspace, _ in
+            #expect(dc_mark_updated(workspace, 0) == DC_ERR_WRONG_STATE) // already finished
+            #expect(dc_finish(workspace, DC_MOVES_MINIMAL, &counts) == DC_ERR_WRONG_STATE)
+        }
+        let keys: [UInt64] = [5]
+        keys.withUnsafeBufferPointer { buffer in
+            var input = dc_match_input_t()
+            input.old_keys = buffer.baseAddress
+            input.old_count = 1
+            input.new_keys = buffer.baseAddress
+            input.new_count = 1
+            #expect(dc_match(memory, size, &input) == DC_OK)
+            #expect(dc_mark_updated(memory, 1) == DC_ERR_INVALID_ARGUMENT) // out of range
+            #expect(dc_finish(memory, dc_move_mode_t(rawValue: 9), &counts) == DC_ERR_INVALID_ARGUMENT)
+        }
+    }
+
+    @Test func badRowOffsetsAreRefused() {
+        let bytes: [UInt8] = Array("abcdef".utf8)
+        var hashes = [UInt64](repeating: 0, count: 2)
+        let decreasing: [UInt64] = [0, 4, 2]
+        let pastTheEnd: [UInt64] = [0, 3, 7]
+        let good: [UInt64] = [0, 3, 6]
+        bytes.withUnsafeBufferPointer { byteBuffer in
+            #expect(dc_hash_rows(byteBuffer.baseAddress, 6, decreasing, 2, &hashes) == DC_ERR_INVALID_ARGUMENT)
+            #expect(dc_hash_rows(byteBuffer.baseAddress, 6, pastTheEnd, 2, &hashes) == DC_ERR_INVALID_ARGUMENT)
+            #expect(hashes == [0, 0])
+            #expect(dc_hash_rows(byteBuffer.baseAddress, 6, good, 2, &hashes) == DC_OK)
+            var spans = [dc_span_t(offset: 4, length: 3)]
+            #expect(dc_hash_spans(byteBuffer.baseAddress, 6, &spans, 1, &hashes) == DC_ERR_INVALID_ARGUMENT)
+        }
+        #expect(hashes[0] == dc_hash_bytes("abc", 3) && hashes[1] == dc_hash_bytes("def", 3))
+        var fixed = [UInt64](repeating: 0, count: 1)
+        #expect(dc_hash_u64([42], 1, &fixed) == DC_OK)
+        #expect(fixed[0] == 0xdc24_52fd_5c51_e693) // xxhash.xxh3_64_intdigest(struct.pack('<Q', 42), seed)
+    }
+}
