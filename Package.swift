@@ -5,6 +5,9 @@ let package = Package(
     name: "DiffEngine",
     products: [
         .library(name: "DiffEngine", targets: ["DiffEngine"]),
+        // The naive reference differ, seeded generator and SPEC section 4 checker, for the
+        // benchmark, the fuzzers and anyone testing an adapter or renderer of their own.
+        .library(name: "DiffEngineTestSupport", targets: ["DiffEngineTestSupport"]),
     ],
     targets: [
         // The O(n) matcher and XXH3 row hashing over caller-owned flat buffers.

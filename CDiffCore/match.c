@@ -5,6 +5,10 @@
 #include "workspace.h"
 
 #define DC_NO_ROW UINT32_MAX
+/* In the chain: this old row was the last occurrence of its identity and is now paired. */
+#define DC_CONSUMED_LAST (UINT32_MAX - 1)
+/* In the chain: this old row's identity occurs nowhere else in the old rows (not yet paired). */
+#define DC_UNIQUE (UINT32_MAX - 2)
 
 /* Adds `size` to *total rounded up to 8 bytes; false when it would overflow. */
 static bool dc_add_region(size_t *total, size_t size) {
@@ -23,7 +27,10 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     regions.table_capacity = capacity;
     if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
     regions.table_offset = total;
-    if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, capacity * 8)) return 0;
+    /* After matching, the moves pass reuses this region for three uint32_t arrays of
+     * old_count entries; size it for whichever is larger. */
+    size_t table_bytes = capacity * 8 > old_count * 12 ? capacity * 8 : old_count * 12;
+    if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, table_bytes)) return 0;
     regions.old_to_new_offset = total;
     if (!dc_add_region(&total, old_count * 4)) return 0;
     regions.new_to_old_offset = total;
@@ -92,50 +99,82 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     // slot ends up at the first occurrence and `chain` links occurrences in old order.
     const size_t old_rest = m - prefix;
     size_t capacity = dc_table_capacity(old_rest); /* never above the size query's */
+    const unsigned shift = dc_table_shift(capacity);
     uint64_t *table = dc_table(ws);
     if (old_rest > 0 && n > prefix) {
         memset(table, 0, capacity * 8);
         for (size_t i = m; i-- > prefix;) {
-            bool found;
-            size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, &verifier, &found);
-            if (found) {
-                chain[i] = (uint32_t)dc_field_index(dc_slot_field(table[position]));
-            } else {
-                chain[i] = DC_NO_ROW;
+            if (i >= prefix + DC_PREFETCH_DISTANCE) {
+                dc_table_prefetch(table, &old_view, i - DC_PREFETCH_DISTANCE, shift);
             }
-            table[position] = dc_make_slot(dc_key_tag(&old_view, i), dc_index_field(i));
+            const dc_probe_t probe = dc_probe_for(&old_view, i, shift);
+            bool found;
+            size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &verifier, &found);
+            if (found) {
+                size_t next = dc_field_index(dc_slot_field(table[position]));
+                if (chain[next] == DC_UNIQUE) chain[next] = DC_NO_ROW; /* the last of several */
+                chain[i] = (uint32_t)next;
+            } else {
+                chain[i] = DC_UNIQUE;
+            }
+            table[position] = dc_make_slot(probe.tag, dc_index_field(i));
         }
     }
 
     // pass 1c: each new row takes the next unpaired old occurrence of its identity.
+    // Runs of rows that kept their order are the common case: when the old row after the
+    // previous pair's has this row's identity and that identity occurs once in old, it is
+    // the partner (a unique old row pairs with the first new row that reaches it), found
+    // with sequential reads only. Everything else goes through the table.
+    size_t guess = prefix;
     for (size_t j = prefix; j < n; j++) {
         if (old_rest == 0) {
             new_to_old[j] = DC_UNPAIRED;
             continue;
         }
+        // Prefetch for every row: which rows will miss the sequential path is not known
+        // this far ahead, and an unneeded prefetch costs little.
+        if (j + DC_PREFETCH_DISTANCE < n) dc_table_prefetch(table, &new_view, j + DC_PREFETCH_DISTANCE, shift);
+        if (guess < m && chain[guess] == DC_UNIQUE
+            && dc_same_identity(&old_view, guess, &new_view, j, input->new_keys[j] & new_view.mask, &verifier)) {
+            new_to_old[j] = (uint32_t)guess;
+            chain[guess] = DC_CONSUMED_LAST;
+            guess++;
+            continue;
+        }
         bool found;
-        size_t position = dc_table_find(table, capacity, &old_view, &new_view, j, &verifier, &found);
-        uint32_t field = found ? dc_slot_field(table[position]) : DC_SLOT_EXHAUSTED;
-        if (field & DC_SLOT_EXHAUSTED) {
+        size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
+                                        dc_probe_for(&new_view, j, shift), &verifier, &found);
+        size_t old_index = found ? dc_field_index(dc_slot_field(table[position])) : 0;
+        if (!found || chain[old_index] == DC_CONSUMED_LAST) {
             new_to_old[j] = DC_UNPAIRED;
             continue;
         }
-        size_t old_index = dc_field_index(field);
         new_to_old[j] = (uint32_t)old_index;
+        guess = old_index + 1;
         uint32_t next = chain[old_index];
-        uint32_t tag = dc_slot_tag(table[position]);
-        table[position] = next == DC_NO_ROW
-            ? dc_make_slot(tag, field | DC_SLOT_EXHAUSTED) /* keep the row for verifying later probes */
-            : dc_make_slot(tag, dc_index_field(next));
+        if (next == DC_UNIQUE || next == DC_NO_ROW) {
+            // The last occurrence: mark it in the chain, which this pass reads in nearly
+            // sequential order, and leave the slot as it is (it still names the identity
+            // for verifying later probes), so that unique rows never write to the table.
+            chain[old_index] = DC_CONSUMED_LAST;
+        } else {
+            table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(next));
+        }
     }
 
     // pass 1d: the inverse pairing replaces the chain, which is no longer needed.
     uint32_t *old_to_new = chain;
     for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
     for (size_t i = prefix; i < m; i++) old_to_new[i] = DC_UNPAIRED;
+    size_t paired = prefix;
     for (size_t j = prefix; j < n; j++) {
-        if (new_to_old[j] != DC_UNPAIRED) old_to_new[new_to_old[j]] = (uint32_t)j;
+        if (new_to_old[j] != DC_UNPAIRED) {
+            old_to_new[new_to_old[j]] = (uint32_t)j;
+            paired++;
+        }
     }
+    ws->paired = paired;
     ws->state = DC_STATE_MATCHED;
     return DC_OK;
 }
@@ -189,9 +228,7 @@ dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts)
     }
     dc_compute_moves(ws, mode);
 
-    const uint32_t *new_to_old = dc_pairing(ws);
-    size_t paired = 0;
-    for (size_t j = 0; j < ws->new_count; j++) paired += new_to_old[j] != DC_UNPAIRED;
+    const size_t paired = ws->paired;
     dc_counts_t result;
     result.paired = paired;
     result.deletions = ws->old_count - paired;
@@ -201,10 +238,14 @@ dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts)
 #ifdef DC_INTERNAL_CHECKS
     /* old + inserts - deletes == new, and every update and move is a kept pair. */
     if (ws->old_count - result.deletions + result.insertions != ws->new_count) __builtin_trap();
+    const uint32_t *new_to_old = dc_pairing(ws);
+    size_t counted = 0;
     for (size_t j = 0; j < ws->new_count; j++) {
         bool flagged = dc_bit_get(dc_updated(ws), j) || dc_bit_get(dc_moved(ws), j);
         if (flagged && new_to_old[j] == DC_UNPAIRED) __builtin_trap();
+        counted += new_to_old[j] != DC_UNPAIRED;
     }
+    if (counted != paired) __builtin_trap();
 #endif
     ws->counts = result;
     ws->move_mode = (uint32_t)mode;
@@ -294,14 +335,17 @@ dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
     const dc_key_view_t view = { keys, dc_key_mask(key_bits), side };
     const dc_verifier_t verifier = { identity_equal, context };
     size_t repeats = 0;
+    const unsigned shift = dc_table_shift(capacity);
     for (size_t i = 0; i < count; i++) {
+        if (i + DC_PREFETCH_DISTANCE < count) dc_table_prefetch(table, &view, i + DC_PREFETCH_DISTANCE, shift);
+        const dc_probe_t probe = dc_probe_for(&view, i, shift);
         bool found;
-        size_t position = dc_table_find(table, capacity, &view, &view, i, &verifier, &found);
+        size_t position = dc_table_find(table, capacity, &view, &view, i, probe, &verifier, &found);
         is_repeat[i] = found;
         if (found) {
             repeats++;
         } else {
-            table[position] = dc_make_slot(dc_key_tag(&view, i), dc_index_field(i));
+            table[position] = dc_make_slot(probe.tag, dc_index_field(i));
         }
     }
     *repeat_count = repeats;

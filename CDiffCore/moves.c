@@ -27,7 +27,7 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     }
     if (increasing) return;
 
-    // The table region is free after matching and holds at least 4 * m uint32 values.
+    // The table region is free after matching and holds at least 3 * m uint32 values.
     uint32_t *predecessor = (uint32_t *)dc_table(ws); /* by old row */
     uint32_t *pile_top_row = predecessor + m;          /* old row on top of each pile */
     uint32_t *pile_top_value = pile_top_row + m;       /* its new index */
@@ -35,11 +35,14 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     for (size_t i = prefix; i < m; i++) {
         uint32_t value = old_to_new[i];
         if (value == DC_UNPAIRED) continue;
+        dc_bit_set(moved, value); /* cleared below for the rows on the subsequence */
         size_t pile;
         if (piles == 0 || value > pile_top_value[piles - 1]) {
             pile = piles++;
+        } else if (piles == 1 || value > pile_top_value[piles - 2]) {
+            pile = piles - 1; /* the usual case right after one row out of place */
         } else {
-            size_t low = 0, high = piles - 1; /* first pile whose top exceeds value */
+            size_t low = 0, high = piles - 2; /* first pile whose top exceeds value */
             while (low < high) {
                 size_t middle = low + (high - low) / 2;
                 if (pile_top_value[middle] > value) high = middle; else low = middle + 1;
@@ -52,9 +55,6 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     }
 
     // Every paired row after the prefix moves, except those on the chosen subsequence.
-    for (size_t i = prefix; i < m; i++) {
-        if (old_to_new[i] != DC_UNPAIRED) dc_bit_set(moved, old_to_new[i]);
-    }
     for (uint32_t row = piles ? pile_top_row[piles - 1] : DC_NO_ROW; row != DC_NO_ROW; row = predecessor[row]) {
         dc_bit_clear(moved, old_to_new[row]);
     }
@@ -105,6 +105,7 @@ void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode) {
                 old_to_new[new_to_old[j]] = DC_UNPAIRED;
                 new_to_old[j] = DC_UNPAIRED;
                 dc_bit_clear(updated, j);
+                ws->paired--;
             }
             moved[word] = 0;
         }

@@ -16,6 +16,7 @@ typedef struct dc_workspace {
     size_t old_count;
     size_t new_count;
     size_t prefix_length;    /* rows 0 ..< prefix_length are paired with themselves */
+    size_t paired;           /* pairs kept so far */
     size_t table_capacity;   /* slots available (the size query's capacity for old_count) */
     dc_counts_t counts;      /* valid once finished */
     /* Region offsets from the start of the workspace. */

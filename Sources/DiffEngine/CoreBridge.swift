@@ -96,11 +96,29 @@ internal final class _DiffWorkspace {
     @usableFromInline
     init() {}
 
-    deinit { memory?.deallocate() }
+    private var keyScratch: UnsafeMutableBufferPointer<UInt64>?
+
+    deinit {
+        memory?.deallocate()
+        keyScratch?.deallocate()
+    }
 
     /// Bytes currently held, for memory accounting.
     @usableFromInline
-    var allocatedBytes: Int { capacity }
+    var allocatedBytes: Int { capacity + (keyScratch?.count ?? 0) * 8 }
+
+    /// Scratch space for `count` identity keys, reused across diffs. Valid until the next
+    /// call; must not escape the diff that asked for it.
+    @usableFromInline
+    func keyBuffer(count: Int) -> UnsafeMutableBufferPointer<UInt64> {
+        if let keyScratch, keyScratch.count >= count {
+            return UnsafeMutableBufferPointer(rebasing: keyScratch[..<count])
+        }
+        keyScratch?.deallocate()
+        let fresh = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: Swift.max(count, 1))
+        keyScratch = fresh
+        return UnsafeMutableBufferPointer(rebasing: fresh[..<count])
+    }
 
     private func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
         if let memory, capacity >= bytes { return memory }

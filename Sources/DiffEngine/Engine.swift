@@ -131,14 +131,14 @@ internal func _diffRows<Adapter: RowAdapter>(
     let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])
     let newRest = UnsafeBufferPointer(rebasing: new[prefix...])
 
-    let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: oldRest.count + newRest.count)
-    defer { keys.deallocate() }
+    let workspace = _WorkspaceCache.shared.take()
+    defer { _WorkspaceCache.shared.recycle(workspace) }
+    let keys = workspace.keyBuffer(count: oldRest.count + newRest.count)
     let oldKeys = UnsafeMutableBufferPointer(rebasing: keys[..<oldRest.count])
     let newKeys = UnsafeMutableBufferPointer(rebasing: keys[oldRest.count...])
     adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
     adapter.writeIdentityKeys(of: newRest, to: newKeys)
 
-    let workspace = _DiffWorkspace()
     let verifyEveryMatch: (DiffSide, Int, DiffSide, Int) -> Bool = { aSide, a, bSide, b in
         adapter.identitiesEqual(aSide == .old ? oldRest[a] : newRest[a], bSide == .old ? oldRest[b] : newRest[b])
     }

@@ -16,11 +16,26 @@ public func checkChangeset<Row>(
     _ changeset: Changeset, old: [Row], new: [Row], mode: MoveMode,
     sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
 ) -> [String] {
+    let (problems, implied) = checkApplication(changeset, old: old, new: new,
+                                               sameIdentity: sameIdentity, sameContent: sameContent)
+    guard problems.isEmpty else { return problems }
+    return checkPairing(changeset, implied: implied, mode: mode,
+                        reference: referenceDiff(old, new, sameIdentity: sameIdentity, sameContent: sameContent))
+}
+
+/// Rules 1-3 of SPEC.md section 4: the changeset applies to `old` and gives `new`, and
+/// every update is real. Any correct diff passes, whatever its pairing (peers such as
+/// `CollectionDifference` are held to this). Returns the problems and the pairing implied
+/// by the application, in new order.
+public func checkApplication<Row>(
+    _ changeset: Changeset, old: [Row], new: [Row],
+    sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
+) -> (problems: [String], implied: [IndexPair]) {
     var problems: [String] = []
     let m = old.count, n = new.count
     if changeset.oldCount != m || changeset.newCount != n {
         problems.append("counts \(changeset.oldCount)->\(changeset.newCount), expected \(m)->\(n)")
-        return problems
+        return (problems, [])
     }
     func strictlyIncreasing(_ values: [Int]) -> Bool { zip(values, values.dropFirst()).allSatisfy { $0 < $1 } }
     if !strictlyIncreasing(changeset.deletions) { problems.append("deletions not ascending and unique") }
@@ -31,7 +46,7 @@ public func checkChangeset<Row>(
     let newSide = changeset.insertions + changeset.moves.map(\.new) + changeset.updates.map(\.new)
     if !oldSide.allSatisfy({ (0..<m).contains($0) }) { problems.append("an old index is out of range") }
     if !newSide.allSatisfy({ (0..<n).contains($0) }) { problems.append("a new index is out of range") }
-    if !problems.isEmpty { return problems }
+    if !problems.isEmpty { return (problems, []) }
 
     // Rule 1.
     var oldTouched = [Bool](repeating: false, count: m)
@@ -50,14 +65,14 @@ public func checkChangeset<Row>(
         newTouched[move.new] = true
         origin[move.new] = move.old
     }
-    if !problems.isEmpty { return problems }
+    if !problems.isEmpty { return (problems, []) }
 
     // Rule 2: fill the untouched positions with the untouched old rows, in order.
     let staying = (0..<m).filter { !oldTouched[$0] }
     let free = (0..<n).filter { !newTouched[$0] }
     if staying.count != free.count {
         problems.append("\(staying.count) old rows stay but \(free.count) places are free (m - deletions + insertions != n)")
-        return problems
+        return (problems, [])
     }
     for (i, j) in zip(staying, free) { origin[j] = i }
 
@@ -78,9 +93,15 @@ public func checkChangeset<Row>(
         problems.append("inserted row \(j) also has an origin")
     }
 
-    // Rule 4.
-    let reference = referenceDiff(old, new, sameIdentity: sameIdentity, sameContent: sameContent)
     let implied = (0..<n).compactMap { j in origin[j].map { IndexPair(old: $0, new: j) } }
+    return (problems, implied)
+}
+
+/// Rule 4 of SPEC.md section 4, given the pairing implied by applying the changeset and a
+/// reference result (`referenceDiff`, or `indexedReferenceDiff` for large inputs).
+public func checkPairing(_ changeset: Changeset, implied: [IndexPair], mode: MoveMode,
+                         reference: ReferenceResult) -> [String] {
+    var problems: [String] = []
     switch mode {
     case .minimal, .displaced:
         if implied != reference.pairs {

@@ -93,3 +93,75 @@ public func referenceFirstRepeat<Row>(_ rows: [Row], sameIdentity: (Row, Row) ->
     }
     return nil
 }
+
+/// The same answers as `referenceDiff`, computed with a dictionary of occurrence queues
+/// and patience sorting, for inputs too large for the quadratic reference (the benchmark
+/// checks 1,000,000-row results with it). The tests check that both references agree.
+public func indexedReferenceDiff<Row, Identity: Hashable>(
+    _ old: [Row], _ new: [Row], identity: (Row) -> Identity, sameContent: (Row, Row) -> Bool
+) -> ReferenceResult {
+    var occurrences: [Identity: [Int]] = [:]
+    for (i, row) in old.enumerated() { occurrences[identity(row), default: []].append(i) }
+    var taken: [Identity: Int] = [:]
+    var oldUsed = [Bool](repeating: false, count: old.count)
+    var pairs: [IndexPair] = [], updates: [IndexPair] = [], insertions: [Int] = []
+    for (j, row) in new.enumerated() {
+        let key = identity(row)
+        let k = taken[key, default: 0]
+        if let list = occurrences[key], k < list.count {
+            taken[key] = k + 1
+            let i = list[k]
+            oldUsed[i] = true
+            pairs.append(IndexPair(old: i, new: j))
+            if !sameContent(old[i], row) { updates.append(IndexPair(old: i, new: j)) }
+        } else {
+            insertions.append(j)
+        }
+    }
+    let deletions = (0..<old.count).filter { !oldUsed[$0] }
+    var piles: [Int] = [] // smallest tail of an increasing run of each length
+    for value in pairs.sorted(by: { $0.old < $1.old }).map(\.new) {
+        var low = 0, high = piles.count
+        while low < high {
+            let middle = (low + high) / 2
+            if piles[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        if low == piles.count { piles.append(value) } else { piles[low] = value }
+    }
+    var deletedBefore = [Int](repeating: 0, count: old.count + 1)
+    for i in 0..<old.count { deletedBefore[i + 1] = deletedBefore[i] + (oldUsed[i] ? 0 : 1) }
+    var insertedBefore = [Int](repeating: 0, count: new.count + 1)
+    var isInserted = [Bool](repeating: false, count: new.count)
+    for j in insertions { isInserted[j] = true }
+    for j in 0..<new.count { insertedBefore[j + 1] = insertedBefore[j] + (isInserted[j] ? 1 : 0) }
+    let displaced = pairs.filter { $0.old - deletedBefore[$0.old] + insertedBefore[$0.new] != $0.new }
+    return ReferenceResult(pairs: pairs, deletions: deletions, insertions: insertions, updates: updates,
+                           longestIncreasing: piles.count, displacedMoves: displaced)
+}
+
+/// The naive reference's own changeset in `minimal` mode: every pair off one longest
+/// increasing subsequence (found by quadratic dynamic programming) is a move. Slow on
+/// purpose; the benchmark times it at small sizes as the baseline of plain loops.
+public func referenceChangeset<Row>(
+    _ old: [Row], _ new: [Row], sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
+) -> Changeset {
+    let result = referenceDiff(old, new, sameIdentity: sameIdentity, sameContent: sameContent)
+    let inOldOrder = result.pairs.sorted { $0.old < $1.old }
+    var length = [Int](repeating: 1, count: inOldOrder.count)
+    var previous = [Int?](repeating: nil, count: inOldOrder.count)
+    for a in inOldOrder.indices {
+        for b in 0..<a where inOldOrder[b].new < inOldOrder[a].new && length[b] + 1 > length[a] {
+            length[a] = length[b] + 1
+            previous[a] = b
+        }
+    }
+    var staying = Set<IndexPair>()
+    var cursor = length.indices.max { length[$0] < length[$1] }
+    while let index = cursor {
+        staying.insert(inOldOrder[index])
+        cursor = previous[index]
+    }
+    return Changeset(oldCount: old.count, newCount: new.count, deletions: result.deletions,
+                     insertions: result.insertions, updates: result.updates,
+                     moves: result.pairs.filter { !staying.contains($0) })
+}

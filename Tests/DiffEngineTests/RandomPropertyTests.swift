@@ -107,3 +107,38 @@ struct CollidingAdapter: RowAdapter {
     func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.content == rhs.content }
     func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
 }
+
+@Suite struct ReferenceTests {
+    /// The indexed reference (for large inputs) agrees with the naive one everywhere.
+    @Test func indexedReferenceAgreesWithNaiveReference() {
+        var generator = SeededGenerator(seed: 0x1DE_C5)
+        for _ in 0..<3_000 {
+            let (old, new) = makeScenario(.random(using: &generator), using: &generator)
+            let naive = referenceDiff(old, new, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+            let indexed = indexedReferenceDiff(old, new, identity: \.id, sameContent: ==)
+            #expect(naive.pairs == indexed.pairs && naive.updates == indexed.updates)
+            #expect(naive.deletions == indexed.deletions && naive.insertions == indexed.insertions)
+            #expect(naive.longestIncreasing == indexed.longestIncreasing && naive.displacedMoves == indexed.displacedMoves)
+        }
+    }
+
+    /// The checker itself catches broken changesets (so a passing check means something).
+    @Test func checkerCatchesBrokenChangesets() throws {
+        let old = [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0), TestRow(id: 3, content: 0)]
+        let new = [TestRow(id: 3, content: 0), TestRow(id: 1, content: 5), TestRow(id: 2, content: 0)]
+        let good = try diff(old, new)
+        #expect(checkChangeset(good, old: old, new: new, mode: .minimal).isEmpty)
+        var missingUpdate = good
+        missingUpdate.updates = []
+        var extraMove = good
+        extraMove.moves.append(IndexPair(old: 0, new: 1))
+        var wrongCount = good
+        wrongCount.deletions = [1]
+        let displacedAsMinimal = try diff(old, new, options: DiffOptions(moves: .displaced))
+        for broken in [missingUpdate, extraMove, wrongCount] {
+            #expect(!checkChangeset(broken, old: old, new: new, mode: .minimal).isEmpty)
+        }
+        #expect(!checkChangeset(displacedAsMinimal, old: old, new: new, mode: .minimal).isEmpty)
+        #expect(checkChangeset(displacedAsMinimal, old: old, new: new, mode: .displaced).isEmpty)
+    }
+}

@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "DiffEngineBenchmarks",
+    dependencies: [
+        .package(name: "DiffEngine", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Counts heap bytes and allocations by interposing malloc in the executable.
+        .target(name: "CMallocCounter"),
+        .executableTarget(
+            name: "diffbench",
+            dependencies: [
+                .product(name: "DiffEngine", package: "DiffEngine"),
+                .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CMallocCounter",
+            ]
+        ),
+    ]
+)

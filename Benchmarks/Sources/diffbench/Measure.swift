@@ -1,0 +1,63 @@
+import CMallocCounter
+import DiffEngine
+import Foundation
+
+/// What one engine did on one scenario.
+struct Measurement: Codable {
+    var scenario: String
+    var engine: String
+    var status: String // "ok", "FAIL: …", "skipped: …"
+    var runs = 0
+    var medianMilliseconds: Double?
+    var minMilliseconds: Double?
+    var maxMilliseconds: Double?
+    /// Peak heap bytes above the starting point during one diff, per row of old + new.
+    var peakBytesPerRow: Double?
+    /// Heap allocations during one diff.
+    var allocations: Int?
+    var ratioToCollectionDifference: Double?
+    var ratioToFlat: Double?
+}
+
+/// Keeps the optimizer from dropping a result.
+@inline(never)
+func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+func milliseconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
+}
+
+/// Times `body` `runs` times after `warmup` runs; returns the sorted times in ms.
+func time(runs: Int, warmup: Int, _ body: () -> Changeset) -> [Double] {
+    for _ in 0..<warmup { blackHole(body()) }
+    let clock = ContinuousClock()
+    var times: [Double] = []
+    times.reserveCapacity(runs)
+    for _ in 0..<runs {
+        var result: Changeset?
+        let elapsed = clock.measure { result = body() }
+        blackHole(result)
+        times.append(milliseconds(elapsed))
+    }
+    return times.sorted()
+}
+
+/// Peak extra heap bytes and allocations of one run of `body`, when the malloc counter is
+/// in effect.
+func heapUse(_ body: () -> Changeset) -> (peak: Int64, allocations: Int64)? {
+    guard mc_is_active() != 0 else { return nil }
+    releaseCachedDiffMemory() // measure a cold diff: its workspace counts
+    let start = mc_current_bytes(), allocationsBefore = mc_allocations()
+    mc_reset_peak()
+    let result = body()
+    let peak = mc_peak_bytes() - start
+    let allocations = mc_allocations() - allocationsBefore
+    blackHole(result)
+    return (peak, allocations)
+}
+
+func median(_ sorted: [Double]) -> Double {
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import DiffEngine
+import Foundation
+
+/// The built-in workload: every scenario × engine, verified, then timed side by side.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Time every engine on the seeded scenarios, after checking each answer against SPEC.md section 4."
+    )
+
+    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \(allScenarios.map(\.name).joined(separator: ", ")).")
+    var scenario: String?
+
+    @Option(help: "Comma-separated row counts: only scenarios of these sizes (e.g. 5000).")
+    var size: String?
+
+    @Option(help: "Timed runs per engine (default: 101 up to 10,000 rows, 31 up to 200,000, 11 above).")
+    var runs: Int?
+
+    @Option(help: "Comma-separated engines (default: all). Names: \(engineNames.joined(separator: ", ")).")
+    var engines: String?
+
+    @Option(help: "Also write the measurements as JSON to this file.")
+    var json: String?
+
+    func validate() throws {
+        if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
+        if let size, parseList(size).contains(where: { Int($0) == nil }) {
+            throw ValidationError("--size takes whole numbers, like 5000,100000")
+        }
+        if let engines, let unknown = parseList(engines).first(where: { !engineNames.contains($0) }) {
+            throw ValidationError("unknown engine '\(unknown)'; engines: \(engineNames.joined(separator: ", "))")
+        }
+        if selectedScenarios().isEmpty { throw ValidationError("no scenario matches --scenario and --size") }
+    }
+
+    func selectedScenarios() -> [Scenario] {
+        let names = scenario.map(parseList)
+        let sizes = size.map { parseList($0).compactMap { Int($0) } }
+        return allScenarios.filter { candidate in
+            (names?.contains { candidate.name.hasPrefix($0) } ?? true) && (sizes?.contains(candidate.size) ?? true)
+        }
+    }
+
+    func run() throws {
+        let wanted = engines.map(parseList)
+        var measurements: [Measurement] = []
+        for scenario in selectedScenarios() {
+            progress("\(scenario.name): generating (\(scenario.summary))")
+            let workload = scenario.make()
+            let (cases, verifier) = engineCases(for: workload, editDistance: scenario.editDistance)
+            let counts = workload.counts
+            let runCount = runs ?? (scenario.size <= 10_000 ? 101 : scenario.size <= 200_000 ? 31 : 11)
+            var results: [Measurement] = []
+            for engine in cases where wanted?.contains(engine.name) ?? true {
+                var measurement = Measurement(scenario: scenario.name, engine: engine.name, status: "ok")
+                if let reason = engine.skipReason {
+                    measurement.status = "skipped: \(reason)"
+                    results.append(measurement)
+                    continue
+                }
+                progress("\(scenario.name): \(engine.name): checking")
+                let problems = verifier.check(engine.run(), engine.mode)
+                if !problems.isEmpty {
+                    measurement.status = "FAIL: \(problems.prefix(3).joined(separator: "; "))"
+                    results.append(measurement)
+                    continue
+                }
+                let engineRuns = engine.name == "reference" || engine.name == "collectiondifference" ? Swift.min(runCount, 11) : runCount
+                progress("\(scenario.name): \(engine.name): timing \(engineRuns) runs")
+                let times = time(runs: engineRuns, warmup: engineRuns > 5 ? 2 : 1, engine.run)
+                measurement.runs = engineRuns
+                measurement.medianMilliseconds = median(times)
+                measurement.minMilliseconds = times.first
+                measurement.maxMilliseconds = times.last
+                if let heap = heapUse(engine.run) {
+                    measurement.peakBytesPerRow = Double(heap.peak) / Double(Swift.max(counts.old + counts.new, 1))
+                    measurement.allocations = Int(heap.allocations)
+                }
+                results.append(measurement)
+            }
+            let peer = results.first { $0.engine == "collectiondifference" }?.medianMilliseconds
+            let floor = results.first { $0.engine == "flat" }?.medianMilliseconds
+            for index in results.indices {
+                guard let time = results[index].medianMilliseconds else { continue }
+                results[index].ratioToCollectionDifference = peer.map { time / $0 }
+                results[index].ratioToFlat = floor.map { time / $0 }
+            }
+            measurements += results
+        }
+        print(renderTable(measurements))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(measurements).write(to: URL(fileURLWithPath: json))
+        }
+        if measurements.contains(where: { $0.status.hasPrefix("FAIL") }) {
+            throw ExitCode(1)
+        }
+    }
+}
+
+func parseList(_ text: String) -> [String] {
+    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("diffbench: \(message)\n".utf8))
+}
+
+func renderTable(_ measurements: [Measurement]) -> String {
+    func format(_ value: Double?, _ digits: Int) -> String {
+        value.map { String(format: "%.\(digits)f", $0) } ?? "-"
+    }
+    var lines = [
+        "scenario         engine                 median ms      min ms      max ms  ×CollDiff   ×flat   B/row  allocs",
+    ]
+    for m in measurements {
+        let name = m.scenario.padding(toLength: 16, withPad: " ", startingAt: 0)
+        let engine = m.engine.padding(toLength: 20, withPad: " ", startingAt: 0)
+        guard m.status == "ok" else {
+            lines.append("\(name) \(engine) \(m.status)")
+            continue
+        }
+        let columns = [
+            format(m.medianMilliseconds, 4).leftPad(11), format(m.minMilliseconds, 4).leftPad(11),
+            format(m.maxMilliseconds, 4).leftPad(11), format(m.ratioToCollectionDifference, 3).leftPad(10),
+            format(m.ratioToFlat, 2).leftPad(7), format(m.peakBytesPerRow, 1).leftPad(7),
+            (m.allocations.map(String.init) ?? "-").leftPad(7),
+        ]
+        lines.append("\(name) \(engine)" + columns.joined(separator: " "))
+    }
+    return lines.joined(separator: "\n")
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One row of a byte buffer: the byte ranges of its identity and its content.
+public struct ByteRow: Hashable, Sendable {
+    /// Where the row's identity bytes are.
+    public var identity: Range<Int>
+    /// Where the row's content bytes are.
+    public var content: Range<Int>
+
+    @inlinable
+    public init(identity: Range<Int>, content: Range<Int>) {
+        self.identity = identity
+        self.content = content
+    }
+}
+
+/// Reads rows that are byte spans of one buffer (a file read whole, both files of a diff
+/// side by side): identity and content are the exact bytes of their spans, so text is
+/// compared without Unicode normalization. Identity keys are XXH3-64 of the identity
+/// bytes, hashed in C straight from the buffer, and verified byte for byte.
+///
+/// - Note: Put both sides' rows in one buffer; a `ByteRow` of the old side and one of the
+///   new side are compared through it.
+/// - Complexity: hashing is one pass over the identity bytes; comparisons are `memcmp`.
+public struct ByteRowAdapter: RowAdapter, Sendable {
+    public typealias Row = ByteRow
+
+    /// The buffer every row's spans point into.
+    public let bytes: [UInt8]
+
+    /// Creates an adapter over `bytes`; every row's spans must lie inside it.
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public func identityKey(of row: ByteRow) -> UInt64 {
+        bytes.withUnsafeBytes { stableHash(bytes: UnsafeRawBufferPointer(rebasing: $0[row.identity])) }
+    }
+
+    public func writeIdentityKeys(of rows: UnsafeBufferPointer<ByteRow>, to keys: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == keys.count, "one key a row")
+        let offsets = [UInt64](unsafeUninitializedCapacity: rows.count) { buffer, count in
+            for index in rows.indices { buffer[index] = UInt64(rows[index].identity.lowerBound) }
+            count = rows.count
+        }
+        let lengths = [UInt64](unsafeUninitializedCapacity: rows.count) { buffer, count in
+            for index in rows.indices { buffer[index] = UInt64(rows[index].identity.count) }
+            count = rows.count
+        }
+        bytes.withUnsafeBytes { buffer in
+            offsets.withUnsafeBufferPointer { offsetBuffer in
+                lengths.withUnsafeBufferPointer { lengthBuffer in
+                    _hashSpans(buffer, offsets: offsetBuffer, lengths: lengthBuffer, into: keys)
+                }
+            }
+        }
+    }
+
+    public func identitiesEqual(_ lhs: ByteRow, _ rhs: ByteRow) -> Bool {
+        spansEqual(lhs.identity, rhs.identity)
+    }
+
+    public func contentsEqual(_ lhs: ByteRow, _ rhs: ByteRow) -> Bool {
+        spansEqual(lhs.content, rhs.content)
+    }
+
+    public func contentHash(of row: ByteRow) -> UInt64 {
+        bytes.withUnsafeBytes { stableHash(bytes: UnsafeRawBufferPointer(rebasing: $0[row.content])) }
+    }
+
+    public func identityDescription(of row: ByteRow) -> String {
+        String(decoding: bytes[row.identity], as: UTF8.self)
+    }
+
+    private func spansEqual(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
+        precondition(lhs.lowerBound >= 0 && lhs.upperBound <= bytes.count && rhs.lowerBound >= 0
+                     && rhs.upperBound <= bytes.count, "a row's span lies outside the buffer")
+        guard lhs.count == rhs.count else { return false }
+        if lhs.isEmpty || lhs == rhs { return true }
+        return bytes.withUnsafeBytes { buffer in
+            memcmp(buffer.baseAddress! + lhs.lowerBound, buffer.baseAddress! + rhs.lowerBound, lhs.count) == 0
+        }
+    }
+}

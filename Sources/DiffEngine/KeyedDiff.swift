@@ -1,0 +1,48 @@
+/// Diffs rows given only as precomputed 64-bit identity keys and content hashes: the
+/// engine's flat-buffer path, with no adapter and no row access at all.
+///
+/// - Parameters:
+///   - oldKeys: the identity key of each old row.
+///   - newKeys: the identity key of each new row.
+///   - oldContentHashes: the content hash of each old row, or nil to report no updates.
+///   - newContentHashes: the content hash of each new row (nil exactly when `oldContentHashes` is).
+///   - moves: the move mode.
+/// - Returns: the changeset (k-th occurrences of equal keys pair).
+/// - Complexity: O(m + n) expected, plus O(k log k) for `minimal` and `none` moves.
+/// - Note: Keys are taken as final: rows with equal keys pair and rows with equal content
+///   hashes are unchanged. Pass exact keys (integer ids) or hashes whose 64-bit collisions
+///   you accept; to have every match verified, diff the rows through a `RowAdapter`.
+public func diff(
+    oldKeys: [UInt64], newKeys: [UInt64],
+    oldContentHashes: [UInt64]? = nil, newContentHashes: [UInt64]? = nil,
+    moves: MoveMode = .minimal
+) -> Changeset {
+    let workspace = _WorkspaceCache.shared.take()
+    defer { _WorkspaceCache.shared.recycle(workspace) }
+    return _diffKeys(oldKeys, newKeys, oldContentHashes, newContentHashes, moves, workspace)
+}
+
+/// The keyed diff on a caller-kept workspace, so that a stream of diffs reuses it.
+@usableFromInline
+internal func _diffKeys(
+    _ oldKeys: [UInt64], _ newKeys: [UInt64], _ oldContents: [UInt64]?, _ newContents: [UInt64]?,
+    _ moves: MoveMode, _ workspace: _DiffWorkspace
+) -> Changeset {
+    precondition((oldContents == nil) == (newContents == nil), "give content hashes for both sides or neither")
+    precondition(oldContents.map { $0.count == oldKeys.count } ?? true, "one old content hash a row")
+    precondition(newContents.map { $0.count == newKeys.count } ?? true, "one new content hash a row")
+    oldKeys.withUnsafeBufferPointer { oldBuffer in
+        newKeys.withUnsafeBufferPointer { newBuffer in
+            workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: nil)
+        }
+    }
+    if let oldContents, let newContents {
+        oldContents.withUnsafeBufferPointer { oldBuffer in
+            newContents.withUnsafeBufferPointer { newBuffer in
+                workspace.markUpdates(oldContents: oldBuffer, newContents: newBuffer, contentEqual: nil)
+            }
+        }
+    }
+    let counts = workspace.finish(moves)
+    return workspace.read(counts, offset: 0, oldCount: oldKeys.count, newCount: newKeys.count)
+}
