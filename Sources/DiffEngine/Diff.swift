@@ -103,6 +103,7 @@ public func diff<Element: Identifiable & Hashable>(
 ///   - options: the move mode and the duplicates policy.
 /// - Returns: the changeset, updates included.
 /// - Throws: `DuplicateIdentityError` only under `DuplicatePolicy.reject`.
+@inlinable
 public func diff<Row, ID: Hashable, each Content: Hashable>(
     _ old: [Row], _ new: [Row], identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>,
     options: DiffOptions = DiffOptions()
@@ -119,6 +120,7 @@ public func diff<Row, ID: Hashable, each Content: Hashable>(
 ///   - options: the move mode and the duplicates policy.
 /// - Returns: the changeset, updates included.
 /// - Throws: `DuplicateIdentityError` only under `DuplicatePolicy.reject`.
+@inlinable
 public func diff<Row, ID: StableHashable, each Content: Hashable>(
     _ old: [Row], _ new: [Row], identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>,
     options: DiffOptions = DiffOptions()

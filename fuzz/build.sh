@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds every harness twice into .build-fuzz/: with libFuzzer (NAME) and as a plain
+# program that replays corpus folders (NAME-replay). C harnesses get ASan + UBSan and the
+# core's internal checks; the Swift harness gets ASan (UBSan is not supported for Swift).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLANG=${SWIFT_CLANG:-/opt/swift/usr/bin/clang}
+OUT=.build-fuzz
+mkdir -p "$OUT"
+COMMON=(-fuse-ld=lld -g -O1 -std=c11 -Wall -Wextra -DDC_INTERNAL_CHECKS -ICDiffCore/include
+        -fsanitize=address,undefined -fno-sanitize-recover=undefined)
+
+for harness in fuzz/fuzz_*.c; do
+    name=$(basename "$harness" .c)
+    echo "fuzz/build: $name"
+    "$CLANG" "${COMMON[@]}" -fsanitize=fuzzer CDiffCore/*.c fuzz/reference_differ.c "$harness" -o "$OUT/$name"
+    "$CLANG" "${COMMON[@]}" CDiffCore/*.c fuzz/reference_differ.c fuzz/replay_main.c "$harness" -o "$OUT/$name-replay"
+done
+
+if [ -d fuzz/swift ]; then
+    echo "fuzz/build: fuzz_swift_api"
+    swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift" \
+        --product fuzz_swift_api --sanitize=fuzzer --sanitize=address
+    cp "$OUT/swift/release/fuzz_swift_api" "$OUT/fuzz_swift_api"
+    swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift-replay" \
+        --product fuzz_swift_api_replay --sanitize=address
+    cp "$OUT/swift-replay/release/fuzz_swift_api_replay" "$OUT/fuzz_swift_api-replay"
+fi

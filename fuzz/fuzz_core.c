@@ -1,0 +1,186 @@
+/* libFuzzer target: CDiffCore against the naive C reference (SPEC.md section 4).
+ *
+ * Input: body bytes then two option bytes. Each body byte is a row: identity
+ * byte % alphabet, content (byte / alphabet) % 4, so identities repeat all the time.
+ * Option byte 1 (last): move mode (% 3), key kind (exact ids, XXH3 hashes verified by a
+ * callback, or hashes cut to 1-3 bits so that collisions are everywhere), alphabet size.
+ * Option byte 2: where the body splits into old and new.
+ * Besides the diff, every call checks the capacity and workspace edges: buffers one
+ * element too small must be refused with a status and left untouched. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "CDiffCore.h"
+#include "reference_differ.h"
+
+typedef struct fuzz_rows {
+    int *ids[2];
+    int *contents[2];
+} fuzz_rows_t;
+
+static bool ids_equal(void *context, uint32_t a_side, size_t a, uint32_t b_side, size_t b) {
+    const fuzz_rows_t *rows = context;
+    return rows->ids[a_side][a] == rows->ids[b_side][b];
+}
+
+static bool contents_equal(void *context, uint32_t a_side, size_t a, uint32_t b_side, size_t b) {
+    const fuzz_rows_t *rows = context;
+    return rows->contents[a_side][a] == rows->contents[b_side][b];
+}
+
+static void dump_input(const uint8_t *data, size_t size) {
+    fprintf(stderr, "input (%zu bytes):", size);
+    for (size_t k = 0; k < size; k++) fprintf(stderr, " %02x", data[k]);
+    fprintf(stderr, "\n");
+}
+
+static void dump_list(const char *name, const int64_t *values, size_t count, size_t stride) {
+    fprintf(stderr, "  %s:", name);
+    for (size_t k = 0; k < count; k++) {
+        if (stride == 2) fprintf(stderr, " (%lld,%lld)", (long long)values[2 * k], (long long)values[2 * k + 1]);
+        else fprintf(stderr, " %lld", (long long)values[k]);
+    }
+    fprintf(stderr, "\n");
+}
+
+static void fail(const char *problem, const uint8_t *data, size_t size, const ref_rows_t *rows,
+                 const ref_changeset_t *changeset) {
+    fprintf(stderr, "fuzz_core: %s\n", problem);
+    if (rows) {
+        fprintf(stderr, "  old:");
+        for (size_t i = 0; i < rows->old_count; i++) fprintf(stderr, " %d:%d", rows->old_ids[i], rows->old_contents[i]);
+        fprintf(stderr, "\n  new:");
+        for (size_t j = 0; j < rows->new_count; j++) fprintf(stderr, " %d:%d", rows->new_ids[j], rows->new_contents[j]);
+        fprintf(stderr, "\n");
+    }
+    if (changeset) {
+        dump_list("deletions", changeset->deletions, changeset->deletion_count, 1);
+        dump_list("insertions", changeset->insertions, changeset->insertion_count, 1);
+        dump_list("updates", changeset->updates, changeset->update_count, 2);
+        dump_list("moves", changeset->moves, changeset->move_count, 2);
+    }
+    dump_input(data, size);
+    abort();
+}
+
+/* A heap block of exactly `bytes` (at least 1), so that AddressSanitizer flags any write
+ * one past the end. */
+static void *exact_block(size_t bytes) { return malloc(bytes ? bytes : 1); }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 2) return 0;
+    const uint8_t options = data[size - 1], split_byte = data[size - 2];
+    const size_t body = size - 2;
+    const int mode = options % 3;
+    const int key_kind = (options / 3) % 3; /* 0 exact, 1 hashed + verified, 2 truncated */
+    const int alphabet = 2 + (options / 9) % 12;
+    const size_t m = body * split_byte / 255, n = body - m;
+
+    fuzz_rows_t rows;
+    uint64_t *keys[2], *content_hashes[2];
+    const size_t counts[2] = { m, n };
+    for (int side = 0; side < 2; side++) {
+        rows.ids[side] = exact_block(counts[side] * sizeof(int));
+        rows.contents[side] = exact_block(counts[side] * sizeof(int));
+        keys[side] = exact_block(counts[side] * sizeof(uint64_t));
+        content_hashes[side] = exact_block(counts[side] * sizeof(uint64_t));
+        const uint8_t *source = data + (side == 0 ? 0 : m);
+        for (size_t r = 0; r < counts[side]; r++) {
+            rows.ids[side][r] = source[r] % alphabet;
+            rows.contents[side][r] = (source[r] / alphabet) % 4;
+            content_hashes[side][r] = (uint64_t)rows.contents[side][r];
+        }
+        if (key_kind == 0) {
+            for (size_t r = 0; r < counts[side]; r++) keys[side][r] = (uint64_t)rows.ids[side][r];
+        } else {
+            uint64_t *raw = exact_block(counts[side] * sizeof(uint64_t));
+            for (size_t r = 0; r < counts[side]; r++) raw[r] = (uint64_t)rows.ids[side][r];
+            if (dc_hash_u64(raw, counts[side], keys[side]) != DC_OK) fail("dc_hash_u64 failed", data, size, NULL, NULL);
+            free(raw);
+        }
+    }
+    dc_match_input_t match = {
+        keys[0], m, keys[1], n,
+        key_kind == 0 ? NULL : ids_equal, &rows,
+        key_kind == 2 ? (uint32_t)(1 + options % 3) : 0,
+    };
+
+    // The workspace: one byte too small is refused; the exact size is enough.
+    size_t workspace_size = dc_diff_workspace_size(m, n);
+    void *workspace = exact_block(workspace_size);
+    if (workspace_size >= 8 && dc_match(workspace, workspace_size - 1, &match) != DC_ERR_WORKSPACE_TOO_SMALL) {
+        fail("a workspace one byte too small was not refused", data, size, NULL, NULL);
+    }
+    if (dc_match(workspace, workspace_size, &match) != DC_OK) fail("dc_match failed", data, size, NULL, NULL);
+    if (dc_mark_updates_by_hash(workspace, content_hashes[0], content_hashes[1],
+                                key_kind == 1 ? contents_equal : NULL, &rows) != DC_OK) {
+        fail("dc_mark_updates_by_hash failed", data, size, NULL, NULL);
+    }
+    dc_counts_t counts_out;
+    if (dc_finish(workspace, (dc_move_mode_t)mode, &counts_out) != DC_OK) fail("dc_finish failed", data, size, NULL, NULL);
+    if (m - counts_out.deletions + counts_out.insertions != n) fail("m - deletions + insertions != n", data, size, NULL, NULL);
+
+    int64_t *deletions = exact_block(counts_out.deletions * sizeof(int64_t));
+    int64_t *insertions = exact_block(counts_out.insertions * sizeof(int64_t));
+    int64_t *updates = exact_block(counts_out.updates * 2 * sizeof(int64_t));
+    int64_t *moves = exact_block(counts_out.moves * 2 * sizeof(int64_t));
+    dc_changeset_buffers_t out = {
+        deletions, counts_out.deletions, insertions, counts_out.insertions,
+        updates, counts_out.updates, moves, counts_out.moves,
+    };
+    // Each list one element too small is refused (ASan would catch a write regardless).
+    size_t *capacities[4] = { &out.deletions_capacity, &out.insertions_capacity, &out.updates_capacity, &out.moves_capacity };
+    for (int list = 0; list < 4; list++) {
+        if (*capacities[list] == 0) continue;
+        (*capacities[list])--;
+        if (dc_read(workspace, 0, &out) != DC_ERR_CAPACITY_TOO_SMALL) fail("a buffer one too small was not refused", data, size, NULL, NULL);
+        (*capacities[list])++;
+    }
+    if (dc_read(workspace, 0, &out) != DC_OK) fail("dc_read failed", data, size, NULL, NULL);
+
+    ref_rows_t reference_rows = { rows.ids[0], rows.contents[0], m, rows.ids[1], rows.contents[1], n };
+    ref_changeset_t changeset = {
+        deletions, counts_out.deletions, insertions, counts_out.insertions,
+        updates, counts_out.updates, moves, counts_out.moves,
+    };
+    const char *problem = ref_check(&reference_rows, &changeset, mode);
+    if (problem) fail(problem, data, size, &reference_rows, &changeset);
+
+    // Repeated identities on each side, against the reference.
+    for (int side = 0; side < 2; side++) {
+        size_t repeats_size = dc_repeats_workspace_size(counts[side]);
+        void *repeats_workspace = exact_block(repeats_size);
+        uint8_t *flags = exact_block(counts[side]);
+        unsigned char *expected = exact_block(counts[side]);
+        size_t repeat_count = 0;
+        if (dc_mark_repeats(repeats_workspace, repeats_size, keys[side], counts[side], (uint32_t)side,
+                            match.identity_equal, &rows, match.key_bits, flags, &repeat_count) != DC_OK) {
+            fail("dc_mark_repeats failed", data, size, NULL, NULL);
+        }
+        ref_mark_repeats(rows.ids[side], counts[side], expected);
+        size_t expected_count = 0;
+        for (size_t r = 0; r < counts[side]; r++) {
+            expected_count += expected[r];
+            if (flags[r] != expected[r]) fail("dc_mark_repeats differs from the reference", data, size, &reference_rows, NULL);
+        }
+        if (expected_count != repeat_count) fail("dc_mark_repeats miscounted", data, size, &reference_rows, NULL);
+        free(repeats_workspace);
+        free(flags);
+        free(expected);
+    }
+
+    free(deletions);
+    free(insertions);
+    free(updates);
+    free(moves);
+    free(workspace);
+    for (int side = 0; side < 2; side++) {
+        free(rows.ids[side]);
+        free(rows.contents[side]);
+        free(keys[side]);
+        free(content_hashes[side]);
+    }
+    return 0;
+}

@@ -1,0 +1,121 @@
+@_spi(Testing) import DiffEngine
+import DiffEngineTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A row decoded from one input byte.
+struct FuzzRow: Identifiable, Hashable, CustomStringConvertible {
+    var id: Int
+    var name: String
+    var content: Int
+    var description: String { "\(id):\(content)" }
+}
+
+/// An adapter whose keys collide on purpose (identity modulo 2), defined outside the
+/// engine as any plugin would be.
+struct CollidingFuzzAdapter: RowAdapter {
+    func identityKey(of row: FuzzRow) -> UInt64 { UInt64(row.id & 1) }
+    func identitiesEqual(_ lhs: FuzzRow, _ rhs: FuzzRow) -> Bool { lhs.id == rhs.id }
+    func contentsEqual(_ lhs: FuzzRow, _ rhs: FuzzRow) -> Bool { lhs.content == rhs.content }
+    func contentHash(of row: FuzzRow) -> UInt64 { UInt64(row.content) }
+}
+
+/// The adapter paths the target drives.
+enum AdapterKind: Int, CaseIterable {
+    case identifiableIntIDs, keyPathStringIDs, byteRows, wholeValues, colliding
+}
+
+/// Decodes the input, diffs through the public API and checks the answer against the
+/// naive reference (SPEC.md section 4). On a disagreement: both answers and the input in
+/// hex on stderr, then abort, in release builds too.
+///
+/// Input: body bytes then three option bytes: [move mode + policy] [adapter + weakened
+/// bits] [split]. Each body byte is a row: identity byte % alphabet, content (byte /
+/// alphabet) % 4.
+public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
+    guard data.count >= 3 else { return }
+    let bytes = Array(data)
+    let first = Int(bytes[bytes.count - 1]), second = Int(bytes[bytes.count - 2]), split = Int(bytes[bytes.count - 3])
+    let mode = MoveMode.allCases[first % 3]
+    let policy = DuplicatePolicy.allCases[(first / 3) % 3]
+    let alphabet = 2 + (first / 9) % 10
+    let adapter = AdapterKind.allCases[second % AdapterKind.allCases.count]
+    let weakBits = [0, 0, 1, 2, 3][(second / 5) % 5]
+    let body = bytes.dropLast(3)
+    let oldCount = body.count * split / 255
+    func row(_ byte: UInt8) -> FuzzRow {
+        let id = Int(byte) % alphabet
+        return FuzzRow(id: id, name: "row-\(id)", content: (Int(byte) / alphabet) % 4)
+    }
+    let old = body.prefix(oldCount).map(row), new = body.dropFirst(oldCount).map(row)
+    var options = DiffOptions(moves: mode, duplicates: policy)
+    options.weakenedIdentityHashBits = weakBits
+
+    let sameIdentity: (FuzzRow, FuzzRow) -> Bool = { $0.id == $1.id }
+    let sameContent: (FuzzRow, FuzzRow) -> Bool = adapter == .wholeValues ? { $0 == $1 } : { $0.content == $1.content }
+    let result: Result<Changeset, DuplicateIdentityError>
+    switch adapter {
+    case .identifiableIntIDs:
+        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: IdentifiableAdapter<FuzzRow>(), options: options) }
+    case .keyPathStringIDs:
+        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, identity: \.name, content: \.content, options: options) }
+    case .byteRows:
+        // Each row as the bytes "name,content"; identity the name's bytes.
+        var buffer: [UInt8] = []
+        func span(_ row: FuzzRow) -> ByteRow {
+            let start = buffer.count
+            buffer.append(contentsOf: row.name.utf8)
+            let end = buffer.count
+            buffer.append(contentsOf: ",\(row.content)".utf8)
+            return ByteRow(identity: start..<end, content: start..<buffer.count)
+        }
+        let oldRows = old.map(span), newRows = new.map(span)
+        let byteAdapter = ByteRowAdapter(bytes: buffer)
+        result = Result { () throws(DuplicateIdentityError) in try diff(oldRows, newRows, using: byteAdapter, options: options) }
+    case .wholeValues:
+        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: HashableAdapter<FuzzRow>(), options: options) }
+    case .colliding:
+        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: CollidingFuzzAdapter(), options: options) }
+    }
+
+    // Whole values: identity is the whole row, so compare as such.
+    let identity: (FuzzRow, FuzzRow) -> Bool = adapter == .wholeValues ? { $0 == $1 } : sameIdentity
+    var problems: [String] = []
+    switch (policy, result) {
+    case (.reject, .failure(let error)):
+        let expected = referenceFirstRepeat(old, sameIdentity: identity).map { (DiffSide.old, $0) }
+            ?? referenceFirstRepeat(new, sameIdentity: identity).map { (DiffSide.new, $0) }
+        if let (side, indexes) = expected {
+            if error.side != side || error.firstIndex != indexes.first || error.secondIndex != indexes.second {
+                problems.append("reject named \(error), expected \(side) \(indexes)")
+            }
+        } else {
+            problems.append("reject threw \(error) without a repeat")
+        }
+    case (_, .failure(let error)):
+        problems.append("\(policy) threw \(error)")
+    case (.firstWins, .success(let changes)):
+        let (keptOld, droppedOld) = referenceDeduplicate(old, sameIdentity: identity)
+        let (keptNew, droppedNew) = referenceDeduplicate(new, sameIdentity: identity)
+        if changes.droppedOld != droppedOld || changes.droppedNew != droppedNew {
+            problems.append("dropped \(String(describing: changes.droppedOld)) \(String(describing: changes.droppedNew)), expected \(droppedOld) \(droppedNew)")
+        }
+        problems += checkChangeset(changes, old: keptOld, new: keptNew, mode: mode, sameIdentity: identity, sameContent: sameContent)
+    case (.reject, .success(let changes)):
+        if referenceFirstRepeat(old, sameIdentity: identity) != nil || referenceFirstRepeat(new, sameIdentity: identity) != nil {
+            problems.append("reject did not throw on a repeated identity")
+        }
+        problems += checkChangeset(changes, old: old, new: new, mode: mode, sameIdentity: identity, sameContent: sameContent)
+    case (.pairInOrder, .success(let changes)):
+        problems += checkChangeset(changes, old: old, new: new, mode: mode, sameIdentity: identity, sameContent: sameContent)
+    }
+    guard !problems.isEmpty else { return }
+    var report = "fuzz_swift_api: \(adapter) \(mode) \(policy) weak bits \(weakBits)\n"
+    report += "  problems: \(problems.prefix(5))\n  old: \(old)\n  new: \(new)\n  engine: \(result)\n"
+    report += "  reference: \(referenceChangeset(old, new, sameIdentity: identity, sameContent: sameContent))\n"
+    report += "  input (\(bytes.count) bytes): " + bytes.map { String($0, radix: 16) }.joined(separator: " ") + "\n"
+    report.withCString { _ = write(2, $0, strlen($0)) }
+    abort()
+}
