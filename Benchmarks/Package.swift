@@ -10,8 +10,9 @@ let package = Package(
     targets: [
         // Counts heap bytes and allocations by interposing malloc in the executable.
         .target(name: "CMallocCounter"),
-        .executableTarget(
-            name: "diffbench",
+        // The benchmark, the file differ and their readers, as a library so they can be tested.
+        .target(
+            name: "DiffBenchKit",
             dependencies: [
                 .product(name: "DiffEngine", package: "DiffEngine"),
                 .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
@@ -19,5 +20,7 @@ let package = Package(
                 "CMallocCounter",
             ]
         ),
+        .executableTarget(name: "diffbench", dependencies: ["DiffBenchKit"]),
+        .testTarget(name: "DiffBenchTests", dependencies: ["DiffBenchKit", "diffbench"]),
     ]
 )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiffBenchKit
 import Foundation
 
 @main
@@ -6,7 +7,7 @@ struct DiffBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diffbench",
         abstract: "DiffEngine's benchmark and keyed file differ.",
-        subcommands: [RunCommand.self],
+        subcommands: [RunCommand.self, DiffCommand.self, FilesCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
@@ -15,10 +16,13 @@ struct DiffBench: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue) // the command already said why
         } catch {
             let code = exitCode(for: error)
-            if code == .success || code.rawValue == 1 { exit(withError: error) }
-            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            if code == .success { exit(withError: error) } // --help, --version
+            var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
             FileHandle.standardError.write(Data("diffbench: \(message)\n".utf8))
             Foundation.exit(2)
         }

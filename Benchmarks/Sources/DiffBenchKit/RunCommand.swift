@@ -1,10 +1,13 @@
 import ArgumentParser
+import CMallocCounter
 import DiffEngine
 import Foundation
 
 /// The built-in workload: every scenario × engine, verified, then timed side by side.
-struct RunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct RunCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Time every engine on the seeded scenarios, after checking each answer against SPEC.md section 4."
     )
@@ -24,7 +27,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Also write the measurements as JSON to this file.")
     var json: String?
 
-    func validate() throws {
+    public func validate() throws {
         if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
         if let size, parseList(size).contains(where: { Int($0) == nil }) {
             throw ValidationError("--size takes whole numbers, like 5000,100000")
@@ -43,7 +46,8 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
+        mc_start_counting()
         let wanted = engines.map(parseList)
         var measurements: [Measurement] = []
         for scenario in selectedScenarios() {

@@ -1,0 +1,221 @@
+import ArgumentParser
+import DiffEngine
+import Foundation
+
+/// `diffbench diff OLD NEW --key COL[,COL…]`: a keyed diff of two CSV or JSON Lines files,
+/// printed as the JSON changeset of SPEC.md section 9.
+public struct DiffCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Diff two CSV or JSON Lines files by key columns and print the JSON changeset.",
+        discussion: """
+        Rows are in file order (0-based, the CSV header excluded). Identity is the tuple of \
+        the key columns' values; content is the whole row. Bad input prints one line on \
+        stderr and exits with status 2, with nothing on stdout.
+        """
+    )
+
+    @Argument(help: "The old file (.csv, .jsonl or .ndjson).")
+    var old: String
+
+    @Argument(help: "The new file.")
+    var new: String
+
+    @Option(help: "Comma-separated key columns (CSV header names or top-level JSON members).")
+    var key: String
+
+    @Option(help: "csv or jsonl (default: from the file extension).")
+    var format: String?
+
+    @Option(help: "minimal, displaced or none.")
+    var moves: String = "minimal"
+
+    @Option(help: "pair (k-th occurrences pair), reject (a repeated key is an error) or first (later repeats are dropped).")
+    var duplicates: String = "pair"
+
+    @Flag(help: "Print counts and the first changed rows instead of JSON.")
+    var summary = false
+
+    public func run() throws {
+        do throws(InputError) {
+            let output = try execute()
+            FileHandle.standardOutput.write(Data(output))
+        } catch {
+            FileHandle.standardError.write(Data("diffbench: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// Reads, diffs and renders; throws before anything is written.
+    func execute() throws(InputError) -> [UInt8] {
+        let keys = parseList(key)
+        guard !keys.isEmpty else { throw InputError(file: "--key", line: nil, message: "name at least one key column") }
+        guard let moveMode = MoveMode(rawValue: moves) else {
+            throw InputError(file: "--moves", line: nil, message: "expected minimal, displaced or none, not '\(moves)'")
+        }
+        let policies: [String: DuplicatePolicy] = ["pair": .pairInOrder, "reject": .reject, "first": .firstWins]
+        guard let policy = policies[duplicates] else {
+            throw InputError(file: "--duplicates", line: nil, message: "expected pair, reject or first, not '\(duplicates)'")
+        }
+        let fileFormat: FileFormat
+        if let format {
+            guard let chosen = FileFormat(rawValue: format) else {
+                throw InputError(file: "--format", line: nil, message: "expected csv or jsonl, not '\(format)'")
+            }
+            fileFormat = chosen
+        } else {
+            guard let detected = FileFormat(path: old), FileFormat(path: new) == detected else {
+                throw InputError(file: old, line: nil, message: "cannot tell the format from the extensions; use --format csv or --format jsonl")
+            }
+            fileFormat = detected
+        }
+
+        let oldRows: FileRows, newRows: FileRows, adapter: ByteRowAdapter
+        switch fileFormat {
+        case .csv:
+            var (bytes, ranges) = try readFiles([old, new])
+            try checkUTF8(bytes, ranges[0], file: old)
+            try checkUTF8(bytes, ranges[1], file: new)
+            let reader = CSVReader(keys: keys)
+            oldRows = try reader.read(&bytes, ranges[0], file: old)
+            newRows = try reader.read(&bytes, ranges[1], file: new)
+            adapter = ByteRowAdapter(bytes: bytes)
+        case .jsonl:
+            let oldFile = try MappedFile(path: old), newFile = try MappedFile(path: new)
+            var documents = JSONDocuments(keys: keys)
+            documents.reserveCapacity(oldFile.bytes.count + newFile.bytes.count)
+            let reader = JSONLinesReader()
+            oldRows = try reader.read(oldFile, path: old, into: &documents)
+            newRows = try reader.read(newFile, path: new, into: &documents)
+            adapter = documents.adapter
+        }
+
+        let changes: Changeset
+        do {
+            changes = try diff(oldRows.rows, newRows.rows, using: adapter, options: DiffOptions(moves: moveMode, duplicates: policy))
+        } catch {
+            let rows = error.side == .old ? oldRows : newRows
+            throw InputError(file: rows.path, line: Int(rows.lines[error.secondIndex]),
+                             message: "duplicate key \(error.identity) (first at line \(rows.lines[error.firstIndex]))")
+        }
+        return summary
+            ? Array(renderSummary(changes, oldRows: oldRows, newRows: newRows, adapter: adapter, json: fileFormat == .jsonl).utf8)
+            : renderChangesetJSON(changes)
+    }
+}
+
+/// The JSON changeset of SPEC.md section 9, keys in the documented order, one line.
+func renderChangesetJSON(_ changes: Changeset) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(64 + 8 * (changes.deletions.count + changes.insertions.count) + 16 * (changes.updates.count + changes.moves.count))
+    func append(_ text: String) { out.append(contentsOf: text.utf8) }
+    func list(_ values: [Int]) {
+        out.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            append(String(value))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+    func pairs(_ values: [IndexPair]) {
+        out.append(UInt8(ascii: "["))
+        for (index, pair) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            append("[\(pair.old),\(pair.new)]")
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+    append("{\"oldCount\":\(changes.oldCount),\"newCount\":\(changes.newCount),\"deletions\":")
+    list(changes.deletions)
+    append(",\"insertions\":")
+    list(changes.insertions)
+    append(",\"updates\":")
+    pairs(changes.updates)
+    append(",\"moves\":")
+    pairs(changes.moves)
+    if let droppedOld = changes.droppedOld, let droppedNew = changes.droppedNew {
+        append(",\"droppedOld\":")
+        list(droppedOld)
+        append(",\"droppedNew\":")
+        list(droppedNew)
+    }
+    append("}\n")
+    return out
+}
+
+/// Shows a key for people: CSV keys as they are; JSON keys (canonical encodings) decoded.
+func readableKey(_ bytes: ArraySlice<UInt8>, json: Bool) -> String {
+    guard json else { return String(decoding: bytes, as: UTF8.self) }
+    var parts: [String] = []
+    var index = bytes.startIndex
+    while index < bytes.endIndex {
+        let kind = bytes[index]
+        index += 1
+        switch kind {
+        case UInt8(ascii: "s"):
+            guard bytes.endIndex - index >= 4 else { return "?" }
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
+            index += 4
+            let end = min(index + length, bytes.endIndex)
+            parts.append("\"" + String(decoding: bytes[index..<end], as: UTF8.self) + "\"")
+            index = end
+        case UInt8(ascii: "d"):
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            var text = String(decoding: bytes[index..<end], as: UTF8.self)
+            if text.hasSuffix("e0") { text.removeLast(2) }
+            parts.append(text)
+            index = min(end + 1, bytes.endIndex)
+        case UInt8(ascii: "t"): parts.append("true")
+        case UInt8(ascii: "f"): parts.append("false")
+        case UInt8(ascii: "n"): parts.append("null")
+        default: return parts.joined(separator: ", ") + (parts.isEmpty ? "" : ", ") + "(composite)"
+        }
+    }
+    return parts.joined(separator: ", ")
+}
+
+func renderSummary(_ changes: Changeset, oldRows: FileRows, newRows: FileRows, adapter: ByteRowAdapter, json: Bool) -> String {
+    func key(_ row: ByteRow) -> String {
+        let text = readableKey(adapter.bytes[row.identity], json: json)
+        return text.count > 60 ? String(text.prefix(57)) + "..." : text
+    }
+    // Under `first`, indexes refer to the rows left after dropping repeats.
+    func kept(_ rows: FileRows, dropped: [Int]?) -> [Int] {
+        guard let dropped else { return Array(rows.rows.indices) }
+        let droppedSet = Set(dropped)
+        return rows.rows.indices.filter { !droppedSet.contains($0) }
+    }
+    let oldKept = kept(oldRows, dropped: changes.droppedOld), newKept = kept(newRows, dropped: changes.droppedNew)
+    let shown = 10
+    var lines = [
+        "old: \(oldRows.path), \(changes.oldCount) rows; new: \(newRows.path), \(changes.newCount) rows",
+        "deletions \(changes.deletions.count), insertions \(changes.insertions.count), updates \(changes.updates.count), moves \(changes.moves.count)",
+    ]
+    if let droppedOld = changes.droppedOld, let droppedNew = changes.droppedNew {
+        lines.append("dropped repeats: \(droppedOld.count) old, \(droppedNew.count) new")
+    }
+    func section(_ title: String, _ count: Int, _ describe: (Int) -> String) {
+        guard count > 0 else { return }
+        lines.append("\(title)\(count > shown ? " (first \(shown))" : ""):")
+        for index in 0..<min(count, shown) { lines.append("  " + describe(index)) }
+    }
+    section("deleted", changes.deletions.count) { k in
+        let row = changes.deletions[k]
+        return "old row \(row) (line \(oldRows.lines[oldKept[row]])) key \(key(oldRows.rows[oldKept[row]]))"
+    }
+    section("inserted", changes.insertions.count) { k in
+        let row = changes.insertions[k]
+        return "new row \(row) (line \(newRows.lines[newKept[row]])) key \(key(newRows.rows[newKept[row]]))"
+    }
+    section("updated", changes.updates.count) { k in
+        let pair = changes.updates[k]
+        return "old row \(pair.old) -> new row \(pair.new) (line \(newRows.lines[newKept[pair.new]])) key \(key(newRows.rows[newKept[pair.new]]))"
+    }
+    section("moved", changes.moves.count) { k in
+        let pair = changes.moves[k]
+        return "old row \(pair.old) -> new row \(pair.new) key \(key(newRows.rows[newKept[pair.new]]))"
+    }
+    return lines.joined(separator: "\n") + "\n"
+}

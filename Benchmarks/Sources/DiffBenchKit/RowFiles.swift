@@ -1,0 +1,120 @@
+import DiffEngine
+import Foundation
+
+/// Input that cannot be diffed: a one-line message naming the file and, where known, the line.
+struct InputError: Error, CustomStringConvertible {
+    var file: String
+    var line: Int?
+    var message: String
+
+    var description: String {
+        line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+    }
+}
+
+/// The rows of one file: byte spans into the shared buffer, and each row's first line.
+struct FileRows {
+    var path: String
+    var rows: [ByteRow] = []
+    var lines: [Int32] = []
+}
+
+enum FileFormat: String, CaseIterable {
+    case csv, jsonl
+
+    /// The format of a path by its extension, if it tells.
+    init?(path: String) {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "csv": self = .csv
+        case "jsonl", "ndjson": self = .jsonl
+        default: return nil
+        }
+    }
+}
+
+/// Reads files whole into one buffer (old then new), so that byte rows of both sides are
+/// spans of a single buffer and are hashed in C straight from it.
+func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges: [Range<Int>]) {
+    var sizes: [Int] = []
+    var descriptors: [Int32] = []
+    defer { descriptors.forEach { _ = close($0) } }
+    for path in paths {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        descriptors.append(descriptor)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw InputError(file: path, line: nil, message: "not a regular file")
+        }
+        sizes.append(Int(info.st_size))
+    }
+    let total = sizes.reduce(0, +)
+    var ranges: [Range<Int>] = []
+    var failure: InputError?
+    var bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+        var offset = 0
+        for (index, descriptor) in descriptors.enumerated() where failure == nil {
+            let start = offset
+            while offset < start + sizes[index] {
+                let got = read(descriptor, buffer.baseAddress! + offset, start + sizes[index] - offset)
+                if got <= 0 {
+                    failure = InputError(file: paths[index], line: nil, message: got == 0 ? "file shrank while reading" : "read failed: \(String(cString: strerror(errno)))")
+                    break
+                }
+                offset += got
+            }
+            ranges.append(start..<offset)
+        }
+        initialized = offset
+    }
+    if let failure { throw failure }
+    bytes.reserveCapacity(total + total / 16 + 64) // room for canonical re-encodings
+    return (bytes, ranges)
+}
+
+/// The 1-based line of byte `offset` within `range`.
+func lineNumber(of offset: Int, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    var line = 1
+    for index in start..<offset where bytes[index] == UInt8(ascii: "\n") { line += 1 }
+    return line
+}
+
+func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throws(InputError) {
+    let invalid = bytes.withUnsafeBytes { buffer in
+        firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[range])).map { ($0 + range.lowerBound, lineNumber(of: $0 + range.lowerBound, in: buffer, from: range.lowerBound)) }
+    }
+    if let (_, line) = invalid { throw InputError(file: file, line: line, message: "invalid UTF-8") }
+}
+
+/// A file mapped read-only into memory: no copy, no zero-filled pages.
+final class MappedFile {
+    let bytes: UnsafeRawBufferPointer
+
+    init(path: String) throws(InputError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw InputError(file: path, line: nil, message: "not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size > 0 else {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED else {
+            throw InputError(file: path, line: nil, message: "cannot map: \(String(cString: strerror(errno)))")
+        }
+        madvise(mapping, size, MADV_SEQUENTIAL)
+        bytes = UnsafeRawBufferPointer(start: mapping, count: size)
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+}

@@ -1,0 +1,385 @@
+/// A JSON text that does not parse: where and why.
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset of the problem in the text.
+    public var offset: Int
+    /// What is wrong, in a few words.
+    public var message: String
+
+    public init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String { "\(message) at byte \(offset + 1)" }
+}
+
+/// Writes the canonical encoding of JSON values: two values have the same encoding
+/// exactly when they are equal by value (SPEC.md section 9):
+/// - object members in order of their key's UTF-8 bytes (key order in the text does not
+///   matter; of repeated keys the last wins, as in most parsers);
+/// - numbers by value: `1`, `1.0`, `10e-1` and `-0` vs `0` are equal; exact for any number
+///   of digits (no rounding through `Double`);
+/// - `true`, `false` and `null` distinct from each other and from numbers;
+/// - strings as their unescaped UTF-8 bytes, with no Unicode normalization.
+///
+/// The encoding is prefix-free (each value announces its kind and, for strings, its
+/// length), so a tuple of key values is the concatenation of their encodings:
+/// `n`, `t`, `f`; `d` [`-`] significant digits `e` exponent `;`; `s` 4-byte little-endian
+/// length and bytes; `[` values `]`; `{` (key string, value)… `}`.
+///
+/// Everything is written straight into one output array; objects are put in key order by
+/// moving their members' regions through one reused scratch buffer.
+@usableFromInline
+internal struct _CanonicalJSONWriter {
+    /// A member written into the output: the whole region, and where its key bytes are.
+    struct Member {
+        var start: Int
+        var keyStart: Int
+        var keyEnd: Int
+        var end: Int
+    }
+
+    private let text: UnsafeRawBufferPointer
+    private var position = 0
+    private var depth = 0
+    private static let maximumDepth = 512
+
+    /// Reused between documents.
+    struct Scratch {
+        var members: [Member] = []
+        var bytes: [UInt8] = []
+        var order: [Int] = []
+    }
+
+    init(_ text: UnsafeRawBufferPointer) {
+        self.text = text
+    }
+
+    /// Parses one value that must fill the text (whitespace aside) and appends its
+    /// canonical encoding to `out`.
+    static func encodeDocument(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) throws(JSONSyntaxError) {
+        var writer = _CanonicalJSONWriter(text)
+        var scratch = Scratch()
+        writer.skipWhitespace()
+        try writer.value(into: &out, &scratch)
+        writer.skipWhitespace()
+        if writer.position < text.count { throw writer.error("unexpected text after the value") }
+    }
+
+    /// Parses a JSON object that must fill the text, appends its encoding to `out`, and
+    /// leaves its top-level members (in key order, regions of `out`) in `scratch.members`.
+    static func encodeObject(_ text: UnsafeRawBufferPointer, into out: inout [UInt8],
+                             _ scratch: inout Scratch) throws(JSONSyntaxError) -> Bool {
+        var writer = _CanonicalJSONWriter(text)
+        writer.skipWhitespace()
+        guard writer.peek() == UInt8(ascii: "{") else { return false }
+        scratch.members.removeAll(keepingCapacity: true)
+        try writer.object(into: &out, &scratch, keepingMembers: true)
+        writer.skipWhitespace()
+        if writer.position < text.count { throw writer.error("unexpected text after the object") }
+        return true
+    }
+
+    private func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: position, message: message)
+    }
+
+    @inline(__always)
+    private func peek() -> UInt8? {
+        position < text.count ? text[position] : nil
+    }
+
+    private mutating func skipWhitespace() {
+        while position < text.count {
+            switch text[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func literal(_ word: StaticString, _ code: UInt8, into out: inout [UInt8]) throws(JSONSyntaxError) {
+        let bytes = UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard text.count - position >= bytes.count,
+              bytes.indices.allSatisfy({ text[position + $0] == bytes[$0] }) else {
+            throw error("invalid literal")
+        }
+        position += bytes.count
+        out.append(code)
+    }
+
+    private mutating func value(into out: inout [UInt8], _ scratch: inout Scratch) throws(JSONSyntaxError) {
+        guard let byte = peek() else { throw error("expected a value, found the end") }
+        switch byte {
+        case UInt8(ascii: "{"): try object(into: &out, &scratch, keepingMembers: false)
+        case UInt8(ascii: "["): try array(into: &out, &scratch)
+        case UInt8(ascii: "\""): try string(into: &out)
+        case UInt8(ascii: "t"): try literal("true", UInt8(ascii: "t"), into: &out)
+        case UInt8(ascii: "f"): try literal("false", UInt8(ascii: "f"), into: &out)
+        case UInt8(ascii: "n"): try literal("null", UInt8(ascii: "n"), into: &out)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number(into: &out)
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth { throw error("nested deeper than \(Self.maximumDepth) levels") }
+    }
+
+    private mutating func array(into out: inout [UInt8], _ scratch: inout Scratch) throws(JSONSyntaxError) {
+        try enter()
+        defer { depth -= 1 }
+        position += 1 // [
+        out.append(UInt8(ascii: "["))
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            position += 1
+            out.append(UInt8(ascii: "]"))
+            return
+        }
+        while true {
+            skipWhitespace()
+            try value(into: &out, &scratch)
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                out.append(UInt8(ascii: "]"))
+                return
+            default: throw error("expected ',' or ']' in an array")
+            }
+        }
+    }
+
+    /// Parses an object and appends its encoding with members in key order. With
+    /// `keepingMembers`, its members stay in `scratch.members` (for the top-level object).
+    private mutating func object(into out: inout [UInt8], _ scratch: inout Scratch, keepingMembers: Bool) throws(JSONSyntaxError) {
+        try enter()
+        defer { depth -= 1 }
+        position += 1 // {
+        out.append(UInt8(ascii: "{"))
+        let firstMember = scratch.members.count // members of enclosing objects stay below
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+        } else {
+            while true {
+                skipWhitespace()
+                guard peek() == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
+                let start = out.count
+                try string(into: &out)
+                let keyEnd = out.count
+                skipWhitespace()
+                guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after a member name") }
+                position += 1
+                skipWhitespace()
+                try value(into: &out, &scratch)
+                scratch.members.append(Member(start: start, keyStart: start + 5, keyEnd: keyEnd, end: out.count))
+                skipWhitespace()
+                guard let separator = peek(), separator == UInt8(ascii: ",") || separator == UInt8(ascii: "}") else {
+                    throw error("expected ',' or '}' in an object")
+                }
+                position += 1
+                if separator == UInt8(ascii: "}") { break }
+            }
+        }
+        sortMembers(from: firstMember, in: &out, &scratch)
+        out.append(UInt8(ascii: "}"))
+        if !keepingMembers { scratch.members.removeSubrange(firstMember...) }
+    }
+
+    /// Puts the members from `firstMember` on in key order (of equal keys only the last
+    /// stays), moving their regions of `out` when they were out of order.
+    private func sortMembers(from firstMember: Int, in out: inout [UInt8], _ scratch: inout Scratch) {
+        let count = scratch.members.count - firstMember
+        guard count > 1 else { return }
+        func key(_ member: Member) -> ArraySlice<UInt8> { out[member.keyStart..<member.keyEnd] }
+        var ordered = true
+        for index in firstMember + 1..<scratch.members.count
+        where !key(scratch.members[index - 1]).lexicographicallyPrecedes(key(scratch.members[index])) {
+            ordered = false
+            break
+        }
+        if ordered { return }
+        // Insertion sort of member indexes: objects are small, and it is stable, so of
+        // repeated keys the later member comes last.
+        scratch.order.removeAll(keepingCapacity: true)
+        for index in firstMember..<scratch.members.count {
+            var slot = scratch.order.count
+            scratch.order.append(index)
+            while slot > 0 && key(scratch.members[index]).lexicographicallyPrecedes(key(scratch.members[scratch.order[slot - 1]])) {
+                scratch.order[slot] = scratch.order[slot - 1]
+                slot -= 1
+            }
+            scratch.order[slot] = index
+        }
+        let regionStart = scratch.members[firstMember].start
+        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.bytes.append(contentsOf: out[regionStart...])
+        out.removeSubrange(regionStart...)
+        var sorted: [Member] = []
+        sorted.reserveCapacity(count)
+        for (rank, index) in scratch.order.enumerated() {
+            let member = scratch.members[index]
+            if rank + 1 < scratch.order.count {
+                let next = scratch.members[scratch.order[rank + 1]]
+                if scratch.bytes[next.keyStart - regionStart..<next.keyEnd - regionStart]
+                    == scratch.bytes[member.keyStart - regionStart..<member.keyEnd - regionStart] {
+                    continue // a repeated key: the last one wins
+                }
+            }
+            let newStart = out.count
+            out.append(contentsOf: scratch.bytes[member.start - regionStart..<member.end - regionStart])
+            sorted.append(Member(start: newStart, keyStart: newStart + (member.keyStart - member.start),
+                                 keyEnd: newStart + (member.keyEnd - member.start), end: out.count))
+        }
+        scratch.members.replaceSubrange(firstMember..., with: sorted)
+    }
+
+    private mutating func hexDigit() throws(JSONSyntaxError) -> UInt32 {
+        guard let byte = peek() else { throw error("unfinished \\u escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: throw error("invalid hex digit in a \\u escape")
+        }
+    }
+
+    private mutating func unicodeEscape() throws(JSONSyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 { value = value << 4 | (try hexDigit()) }
+        return value
+    }
+
+    /// Parses a string and appends `s`, its length and its unescaped UTF-8 bytes (the
+    /// text was validated as UTF-8 before, so raw bytes are copied as they are).
+    private mutating func string(into out: inout [UInt8]) throws(JSONSyntaxError) {
+        position += 1 // "
+        out.append(UInt8(ascii: "s"))
+        let lengthAt = out.count
+        out.append(contentsOf: [0, 0, 0, 0] as [UInt8])
+        while true {
+            // Copy a run of plain bytes at once.
+            let runStart = position
+            while position < text.count {
+                let byte = text[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                position += 1
+            }
+            if position > runStart { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<position])) }
+            guard let byte = peek() else { throw error("unterminated string") }
+            position += 1
+            if byte == UInt8(ascii: "\"") { break }
+            if byte < 0x20 { throw error("a control character in a string") }
+            guard let escaped = peek() else { throw error("unterminated string") }
+            position += 1
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try unicodeEscape()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    guard peek() == UInt8(ascii: "\\"), position + 1 < text.count, text[position + 1] == UInt8(ascii: "u") else {
+                        throw error("a high surrogate escape without its low surrogate")
+                    }
+                    position += 2
+                    let low = try unicodeEscape()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("a high surrogate escape without its low surrogate") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    throw error("a lone low surrogate escape")
+                }
+                out.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
+            default:
+                throw error("invalid escape")
+            }
+        }
+        let length = UInt32(out.count - lengthAt - 4)
+        for byte in 0..<4 { out[lengthAt + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
+    }
+
+    /// Numbers become `d`, an optional `-`, the significant digits (no leading or trailing
+    /// zeros), `e`, the decimal exponent, `;`: equal values, equal encodings.
+    private mutating func number(into out: inout [UInt8]) throws(JSONSyntaxError) {
+        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
+        out.append(UInt8(ascii: "d"))
+        let signAt = out.count
+        if peek() == UInt8(ascii: "-") {
+            out.append(UInt8(ascii: "-"))
+            position += 1
+        }
+        let digitsStart = out.count
+        var exponent = 0
+        guard isDigit(peek()) else { throw error("expected a digit") }
+        if peek() == UInt8(ascii: "0") {
+            position += 1
+            if isDigit(peek()) { throw error("a number with a leading zero") }
+        } else {
+            while isDigit(peek()) {
+                out.append(text[position])
+                position += 1
+            }
+        }
+        if peek() == UInt8(ascii: ".") {
+            position += 1
+            guard isDigit(peek()) else { throw error("expected a digit after the decimal point") }
+            while isDigit(peek()) {
+                out.append(text[position])
+                exponent -= 1
+                position += 1
+            }
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            position += 1
+            var negative = false
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
+                negative = text[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            guard isDigit(peek()) else { throw error("expected a digit in the exponent") }
+            var written = 0
+            while isDigit(peek()) {
+                written = written * 10 + Int(text[position] - UInt8(ascii: "0"))
+                if written > 1_000_000_000 { throw error("a number's exponent is too large") }
+                position += 1
+            }
+            exponent += negative ? -written : written
+        }
+        // Keep the significant digits only: leading zeros do not count, trailing ones move
+        // into the exponent. Zero has one encoding, whatever its sign or exponent.
+        var last = out.count
+        while last > digitsStart && out[last - 1] == UInt8(ascii: "0") {
+            last -= 1
+            exponent += 1
+        }
+        var first = digitsStart
+        while first < last && out[first] == UInt8(ascii: "0") { first += 1 }
+        if first == last {
+            out.removeSubrange(signAt...)
+            out.append(contentsOf: "0e0;".utf8)
+            return
+        }
+        out.removeSubrange(last...)
+        if first > digitsStart { out.removeSubrange(digitsStart..<first) }
+        out.append(UInt8(ascii: "e"))
+        if exponent < 0 {
+            out.append(UInt8(ascii: "-"))
+            exponent = -exponent
+        }
+        let exponentStart = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(exponent % 10))
+            exponent /= 10
+        } while exponent > 0
+        out[exponentStart...].reverse()
+        out.append(UInt8(ascii: ";"))
+    }
+}
