@@ -14,12 +14,14 @@ deps:
 
 test: deps
 	swift test
+	swift test --package-path Benchmarks
 
 bench: deps
 	swift run -c release --package-path Benchmarks diffbench
 
 bench-smoke: deps
 	swift run -c release --package-path Benchmarks diffbench --size 5000 --runs 5
+	swift run -c release --package-path Benchmarks diffbench files --rows 20000 --runs 1
 
 # Every harness, built twice: with libFuzzer (to fuzz) and as a plain replay program.
 fuzz-build: deps

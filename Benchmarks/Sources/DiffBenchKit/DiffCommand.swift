@@ -49,7 +49,7 @@ public struct DiffCommand: ParsableCommand {
     }
 
     /// Reads, diffs and renders; throws before anything is written.
-    func execute() throws(InputError) -> [UInt8] {
+    public func execute() throws(InputError) -> [UInt8] {
         let keys = parseList(key)
         guard !keys.isEmpty else { throw InputError(file: "--key", line: nil, message: "name at least one key column") }
         guard let moveMode = MoveMode(rawValue: moves) else {

@@ -2,12 +2,12 @@ import DiffEngine
 import Foundation
 
 /// Input that cannot be diffed: a one-line message naming the file and, where known, the line.
-struct InputError: Error, CustomStringConvertible {
-    var file: String
-    var line: Int?
-    var message: String
+public struct InputError: Error, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var message: String
 
-    var description: String {
+    public var description: String {
         line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
     }
 }

@@ -1,0 +1,137 @@
+import DiffBenchKit
+import DiffEngine
+import Foundation
+import Testing
+
+/// Writes files into a fresh folder and runs `diffbench diff` on them in-process.
+struct FileFixture {
+    let folder: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "diffbench-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let path = "\(folder)/\(name)"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
+
+    func diff(_ arguments: [String]) throws -> Result<Changeset, InputError> {
+        let command = try DiffCommand.parse(arguments)
+        let output: [UInt8]
+        do throws(InputError) {
+            output = try command.execute()
+        } catch {
+            return .failure(error)
+        }
+        return .success(try JSONDecoder().decode(Changeset.self, from: Data(output)))
+    }
+
+    func error(_ arguments: [String]) throws -> String? {
+        if case .failure(let error) = try diff(arguments) { return error.description }
+        return nil
+    }
+}
+
+@Suite struct DiffCommandTests {
+    let csvOld = "id,name,price\n1,apple,3\n2,\"pear, green\",4\n3,\"say \"\"hi\"\"\",5\n4,kiwi,6\n"
+
+    @Test func csvQuotingCRLFAndMultilineFields() throws {
+        let files = try FileFixture()
+        let old = try files.write("old.csv", csvOld)
+        // Same values written with other quoting and CRLF; 3 updated, 4 deleted, 5 inserted.
+        let new = try files.write("new.csv", "id,name,price\r\n\"2\",\"pear, green\",4\r\n1,\"apple\",3\r\n3,\"say \"\"hi\"\"\",7\r\n5,\"multi\nline\",1\r\n")
+        let changes = try files.diff([old, new, "--key", "id"]).get()
+        #expect(changes == Changeset(oldCount: 4, newCount: 4, deletions: [3], insertions: [3],
+                                     updates: [IndexPair(old: 2, new: 2)], moves: [IndexPair(old: 0, new: 1)]))
+    }
+
+    @Test func compositeKeysAndDuplicatePolicies() throws {
+        let files = try FileFixture()
+        let old = try files.write("old.csv", "a,b,v\n1,x,0\n1,y,0\n1,x,1\n")
+        let new = try files.write("new.csv", "a,b,v\n1,y,0\n1,x,0\n")
+        let paired = try files.diff([old, new, "--key", "a,b"]).get()
+        #expect(paired.deletions == [2] && paired.moves.count == 1)
+        let first = try files.diff([old, new, "--key", "a,b", "--duplicates", "first"]).get()
+        #expect(first.droppedOld == [2] && first.droppedNew == [] && first.deletions.isEmpty)
+        let message = try files.error([old, new, "--key", "a,b", "--duplicates", "reject"])
+        #expect(message?.hasPrefix("\(old):4: duplicate key") == true)
+        #expect(message?.hasSuffix("(first at line 2)") == true)
+    }
+
+    @Test func jsonLinesByValue() throws {
+        let files = try FileFixture()
+        let old = try files.write("old.jsonl", "{\"_id\":1,\"tags\":[\"a\"],\"n\":1}\n\n{\"_id\":2,\"ok\":true}\n")
+        let new = try files.write("new.ndjson", "{\"ok\":true,\"_id\":2}\r\n{\"n\":1.0,\"tags\":[\"a\"],\"_id\":1}\n{\"_id\":2.0,\"ok\":1}\n")
+        let changes = try files.diff([old, new, "--key", "_id", "--format", "jsonl"]).get()
+        // 2.0 is the same key as 2: a second occurrence, inserted; true vs 1 differ.
+        #expect(changes == Changeset(oldCount: 2, newCount: 3, insertions: [2], moves: [IndexPair(old: 0, new: 1)]))
+    }
+
+    @Test func badInputIsOneLineNamingFileAndLine() throws {
+        let files = try FileFixture()
+        let good = try files.write("good.csv", csvOld)
+        let cases: [(String, [UInt8], String)] = [
+            ("utf8.csv", Array("id,name\n1,ok\n2,".utf8) + [0xFF] + Array("\n".utf8), "utf8.csv:3: invalid UTF-8"),
+            ("ragged.csv", Array("id,name\n1,a\n2\n".utf8), "ragged.csv:3: expected 2 fields, found 1"),
+            ("quote.csv", Array("id,name\n1,a\n2,\"open\n3,b\n".utf8), "quote.csv:3: unterminated quoted field"),
+            ("stray.csv", Array("id,name\n1,a\"b\n".utf8), "stray.csv:2: a quote inside an unquoted field"),
+            ("nokey.csv", Array("ident,name\n1,a\n".utf8), "nokey.csv:1: no column 'id' in the header"),
+            ("empty.csv", [], "empty.csv:1: empty file: expected a header line"),
+        ]
+        for (name, bytes, expected) in cases {
+            let path = try files.write(name, bytes)
+            #expect(try files.error([good, path, "--key", "id"]) == "\(files.folder)/\(expected)")
+        }
+        let goodJSON = try files.write("good.jsonl", "{\"id\":1}\n")
+        let jsonCases: [(String, String, String)] = [
+            ("bad.jsonl", "{\"id\":1}\n{\"id\":2}\n{\"id\":3,}\n", "bad.jsonl:3: invalid JSON at column 9: expected a member name in quotes"),
+            ("array.jsonl", "{\"id\":1}\n[1]\n", "array.jsonl:2: expected a JSON object"),
+            ("nokey.jsonl", "{\"id\":1}\n{\"key\":2}\n", "nokey.jsonl:2: no key 'id'"),
+        ]
+        for (name, text, expected) in jsonCases {
+            let path = try files.write(name, text)
+            #expect(try files.error([goodJSON, path, "--key", "id"]) == "\(files.folder)/\(expected)")
+        }
+        #expect(try files.error([good, goodJSON, "--key", "id"])?.contains("cannot tell the format") == true)
+        #expect(try files.error([good, good, "--key", "id", "--moves", "sideways"]) == "--moves: expected minimal, displaced or none, not 'sideways'")
+    }
+
+    @Test func headerOnlyAndEmptyJSONLinesAreEmptyTables() throws {
+        let files = try FileFixture()
+        let header = try files.write("header.csv", "id,name\n")
+        let rows = try files.write("rows.csv", "id,name\n1,a\n2,b\n")
+        #expect(try files.diff([header, rows, "--key", "id"]).get() == Changeset(oldCount: 0, newCount: 2, insertions: [0, 1]))
+        let empty = try files.write("empty.jsonl", "")
+        let one = try files.write("one.jsonl", "{\"id\":1}\n")
+        #expect(try files.diff([one, empty, "--key", "id"]).get() == Changeset(oldCount: 1, newCount: 0, deletions: [0]))
+    }
+
+    /// The process contract: exit status 2, one line on stderr, nothing on stdout.
+    @Test func badInputExitsTwoWithNothingOnStdout() throws {
+        let files = try FileFixture()
+        let good = try files.write("good.csv", csvOld)
+        let bad = try files.write("bad.csv", "id,name\n1\n")
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("diffbench")
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "diffbench is built beside the tests")
+        for arguments in [["diff", good, bad, "--key", "id"], ["diff", good, good], ["diff", good, good, "--key", "id", "--bogus"]] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let stdout = Pipe(), stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            process.waitUntilExit()
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 2)
+            #expect(out.isEmpty)
+            #expect(err.hasPrefix("diffbench: ") && err.filter { $0 == "\n" }.count == 1)
+        }
+    }
+}
