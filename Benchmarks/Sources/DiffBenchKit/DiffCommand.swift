@@ -102,47 +102,8 @@ public struct DiffCommand: ParsableCommand {
         }
         return summary
             ? Array(renderSummary(changes, oldRows: oldRows, newRows: newRows, adapter: adapter, json: fileFormat == .jsonl).utf8)
-            : renderChangesetJSON(changes)
+            : JSONChangesetRenderer().render(changes)
     }
-}
-
-/// The JSON changeset of SPEC.md section 9, keys in the documented order, one line.
-func renderChangesetJSON(_ changes: Changeset) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(64 + 8 * (changes.deletions.count + changes.insertions.count) + 16 * (changes.updates.count + changes.moves.count))
-    func append(_ text: String) { out.append(contentsOf: text.utf8) }
-    func list(_ values: [Int]) {
-        out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            append(String(value))
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-    func pairs(_ values: [IndexPair]) {
-        out.append(UInt8(ascii: "["))
-        for (index, pair) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            append("[\(pair.old),\(pair.new)]")
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-    append("{\"oldCount\":\(changes.oldCount),\"newCount\":\(changes.newCount),\"deletions\":")
-    list(changes.deletions)
-    append(",\"insertions\":")
-    list(changes.insertions)
-    append(",\"updates\":")
-    pairs(changes.updates)
-    append(",\"moves\":")
-    pairs(changes.moves)
-    if let droppedOld = changes.droppedOld, let droppedNew = changes.droppedNew {
-        append(",\"droppedOld\":")
-        list(droppedOld)
-        append(",\"droppedNew\":")
-        list(droppedNew)
-    }
-    append("}\n")
-    return out
 }
 
 /// Shows a key for people: CSV keys as they are; JSON keys (canonical encodings) decoded.

@@ -1,0 +1,101 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// Index paths go over the wire as plain `[section, row]` arrays: Foundation's own
+// encoding of `IndexPath` differs between platforms (`{"indexes": […]}` on Linux).
+
+extension BatchMove {
+    /// Encodes as the two-element array `[from, to]`.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        from = try container.decode(Position.self)
+        to = try container.decode(Position.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(from)
+        try container.encode(to)
+    }
+}
+
+private func arrays(_ paths: [IndexPath]) -> [[Int]] { paths.map { Array($0) } }
+private func paths(_ arrays: [[Int]]) -> [IndexPath] { arrays.map { IndexPath(indexes: $0) } }
+
+extension BatchUpdate {
+    private enum CodingKeys: String, CodingKey {
+        case sectionDeletes, sectionInserts, sectionReloads, sectionMoves, deletes, inserts, reloads, moves
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            sectionDeletes: try container.decode([Int].self, forKey: .sectionDeletes),
+            sectionInserts: try container.decode([Int].self, forKey: .sectionInserts),
+            sectionReloads: try container.decode([Int].self, forKey: .sectionReloads),
+            sectionMoves: try container.decode([BatchMove<Int>].self, forKey: .sectionMoves),
+            deletes: paths(try container.decode([[Int]].self, forKey: .deletes)),
+            inserts: paths(try container.decode([[Int]].self, forKey: .inserts)),
+            reloads: paths(try container.decode([[Int]].self, forKey: .reloads)),
+            moves: try container.decode([[[Int]]].self, forKey: .moves).map { pair in
+                guard pair.count == 2 else {
+                    throw DecodingError.dataCorruptedError(forKey: .moves, in: container, debugDescription: "a move is [from, to]")
+                }
+                return BatchMove(from: IndexPath(indexes: pair[0]), to: IndexPath(indexes: pair[1]))
+            })
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sectionDeletes, forKey: .sectionDeletes)
+        try container.encode(sectionInserts, forKey: .sectionInserts)
+        try container.encode(sectionReloads, forKey: .sectionReloads)
+        try container.encode(sectionMoves, forKey: .sectionMoves)
+        try container.encode(arrays(deletes), forKey: .deletes)
+        try container.encode(arrays(inserts), forKey: .inserts)
+        try container.encode(arrays(reloads), forKey: .reloads)
+        try container.encode(moves.map { [Array($0.from), Array($0.to)] }, forKey: .moves)
+    }
+}
+
+extension IndexPathPair {
+    /// Encodes as `[[section, row], [section, row]]`, old then new.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        old = IndexPath(indexes: try container.decode([Int].self))
+        new = IndexPath(indexes: try container.decode([Int].self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(Array(old))
+        try container.encode(Array(new))
+    }
+}
+
+extension SectionedChangeset {
+    private enum CodingKeys: String, CodingKey {
+        case sections, itemDeletions, itemInsertions, itemUpdates, itemMoves
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sections = try container.decode(Changeset.self, forKey: .sections)
+        itemDeletions = paths(try container.decode([[Int]].self, forKey: .itemDeletions))
+        itemInsertions = paths(try container.decode([[Int]].self, forKey: .itemInsertions))
+        itemUpdates = try container.decode([IndexPathPair].self, forKey: .itemUpdates)
+        itemMoves = try container.decode([IndexPathPair].self, forKey: .itemMoves)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sections, forKey: .sections)
+        try container.encode(arrays(itemDeletions), forKey: .itemDeletions)
+        try container.encode(arrays(itemInsertions), forKey: .itemInsertions)
+        try container.encode(itemUpdates, forKey: .itemUpdates)
+        try container.encode(itemMoves, forKey: .itemMoves)
+    }
+}
