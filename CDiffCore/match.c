@@ -214,6 +214,11 @@ dc_status_t dc_mark_updated(void *workspace, size_t new_index) {
     return DC_OK;
 }
 
+bool dc_is_updated(const void *workspace, size_t new_index) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    return ws != NULL && new_index < ws->new_count && dc_bit_get(dc_updated(ws), new_index);
+}
+
 static size_t dc_popcount(const uint64_t *bits, size_t words) {
     size_t total = 0;
     for (size_t word = 0; word < words; word++) total += (size_t)__builtin_popcountll(bits[word]);

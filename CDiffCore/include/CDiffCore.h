@@ -137,6 +137,10 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
  * its contents itself). Unpaired rows are refused with DC_ERR_INVALID_ARGUMENT. */
 dc_status_t dc_mark_updated(void *workspace, size_t new_index);
 
+/* After dc_match(): whether the row at `new_index` is flagged as updated (false for
+ * unpaired rows, out-of-range indexes and a workspace holding no match). */
+bool dc_is_updated(const void *workspace, size_t new_index);
+
 typedef struct dc_counts {
     size_t paired;     /* pairs kept (in DC_MOVES_NONE, after dropping the out-of-order ones) */
     size_t deletions;

@@ -178,6 +178,17 @@ internal final class _DiffWorkspace {
         _check(status, "dc_mark_updates_by_hash")
     }
 
+    /// New indexes flagged as updated so far (before `finish`), ascending.
+    @usableFromInline
+    func updatedNewIndexes() -> [Int] {
+        var indexes: [Int] = []
+        let pairing = newToOld
+        for index in pairing.indices where pairing[index] != _unpaired {
+            if dc_is_updated(memory, index) { indexes.append(index) }
+        }
+        return indexes
+    }
+
     @usableFromInline
     func finish(_ mode: MoveMode) -> _CoreCounts {
         let coreMode: dc_move_mode_t = switch mode {

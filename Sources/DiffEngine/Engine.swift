@@ -117,6 +117,41 @@ internal func _diffRows<Adapter: RowAdapter>(
     _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
     _ adapter: Adapter, _ options: DiffOptions
 ) -> Changeset {
+    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
+        guard let workspace else { return Changeset(oldCount: old.count, newCount: new.count) }
+        let counts = workspace.finish(options.moves)
+        return workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
+    }
+}
+
+/// The pairing under `pairInOrder` and which paired rows changed, without moves: for
+/// callers that place rows themselves (the sectioned diff).
+/// - Returns: by new index, the paired old index or -1; and whether that pair's content differs.
+@inlinable
+internal func _pairRows<Adapter: RowAdapter>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+    _ adapter: Adapter, _ options: DiffOptions
+) -> (newToOld: [Int], updated: [Bool]) {
+    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
+        var newToOld = Array(0..<new.count) // the prefix pairs with itself
+        var updated = [Bool](repeating: false, count: new.count)
+        guard let workspace else { return (newToOld, updated) }
+        let pairing = workspace.newToOld
+        for index in pairing.indices {
+            newToOld[prefix + index] = pairing[index] == _unpaired ? -1 : prefix + Int(pairing[index])
+        }
+        for index in workspace.updatedNewIndexes() { updated[prefix + index] = true }
+        return (newToOld, updated)
+    }
+}
+
+/// Pairs rows and flags updates on a workspace, then hands it to `body` with the length of
+/// the common prefix it trimmed (nil workspace: the rows are identical).
+@inlinable
+internal func _withMatchedRows<Adapter: RowAdapter, Result>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+    _ adapter: Adapter, _ options: DiffOptions, _ body: (_DiffWorkspace?, Int) -> Result
+) -> Result {
     // A common prefix of equal rows needs no hashing at all: it is paired in place and
     // unchanged, and it covers the no-change case entirely.
     let shorter = Swift.min(old.count, new.count)
@@ -125,9 +160,7 @@ internal func _diffRows<Adapter: RowAdapter>(
           adapter.contentsEqual(old[prefix], new[prefix]) {
         prefix += 1
     }
-    if prefix == old.count && prefix == new.count {
-        return Changeset(oldCount: old.count, newCount: new.count)
-    }
+    if prefix == old.count && prefix == new.count { return body(nil, prefix) }
     let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])
     let newRest = UnsafeBufferPointer(rebasing: new[prefix...])
 
@@ -165,8 +198,7 @@ internal func _diffRows<Adapter: RowAdapter>(
             workspace.markUpdated(newIndex: newIndex)
         }
     }
-    let counts = workspace.finish(options.moves)
-    return workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
+    return body(workspace, prefix)
 }
 
 @inlinable

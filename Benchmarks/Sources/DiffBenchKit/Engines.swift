@@ -10,11 +10,30 @@ struct EngineCase {
     var mode: MoveMode?
     /// Why it is not run here, if it is not.
     var skipReason: String?
-    var run: () -> Changeset
+    var run: () -> Any
+    /// Checks an answer of another shape than a flat changeset (staged sections, …).
+    var verify: ((Any) -> [String])?
+
+    init(name: String, mode: MoveMode?, skipReason: String? = nil, run: @escaping () -> Changeset) {
+        self.name = name
+        self.mode = mode
+        self.skipReason = skipReason
+        self.run = run
+    }
+
+    init(name: String, run: @escaping () -> Any, verify: @escaping (Any) -> [String]) {
+        self.name = name
+        self.run = run
+        self.verify = verify
+    }
+
+    func check(_ answer: Any, with verifier: Verifier) -> [String] {
+        verify?(answer) ?? verifier.check(answer as! Changeset, mode)
+    }
 }
 
 /// Engine names, for `--engines` and the README.
-let engineNames = ["engine", "engine-displaced", "engine-none", "keypath", "flat", "collectiondifference", "reference"]
+let engineNames = ["engine", "engine-displaced", "engine-none", "keypath", "flat", "staged", "collectiondifference", "reference"]
 
 /// The peers are skipped when their cost estimate passes these budgets.
 let collectionDifferenceBudget = 300_000_000 // (m + n) · D, Myers' O((m + n) D)
@@ -131,6 +150,15 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
             },
         ] + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
         return (cases, makeVerifier(old, new, identity: \.id, sameContent: ==))
+    case let .sections(old, new):
+        let cases = [
+            EngineCase(name: "staged", run: {
+                try! stagedDiff(old, new, headers: IdentifiableAdapter<Row>(), items: IdentifiableAdapter<Row>())
+            }, verify: { answer in
+                checkStages(answer as! StagedChangeset<Row, Row>, old: old, new: new)
+            }),
+        ]
+        return (cases, Verifier { _, _ in [] })
     case let .bytes(adapter, old, new):
         let oldKeys = old.map(adapter.identityKey(of:)), newKeys = new.map(adapter.identityKey(of:))
         let oldContents = old.map(adapter.contentHash(of:)), newContents = new.map(adapter.contentHash(of:))

@@ -29,13 +29,13 @@ func milliseconds(_ duration: Duration) -> Double {
 }
 
 /// Times `body` `runs` times after `warmup` runs; returns the sorted times in ms.
-func time(runs: Int, warmup: Int, _ body: () -> Changeset) -> [Double] {
+func time(runs: Int, warmup: Int, _ body: () -> Any) -> [Double] {
     for _ in 0..<warmup { blackHole(body()) }
     let clock = ContinuousClock()
     var times: [Double] = []
     times.reserveCapacity(runs)
     for _ in 0..<runs {
-        var result: Changeset?
+        var result: Any?
         let elapsed = clock.measure { result = body() }
         blackHole(result)
         times.append(milliseconds(elapsed))
@@ -45,7 +45,7 @@ func time(runs: Int, warmup: Int, _ body: () -> Changeset) -> [Double] {
 
 /// Peak extra heap bytes and allocations of one run of `body`, when the malloc counter is
 /// in effect.
-func heapUse(_ body: () -> Changeset) -> (peak: Int64, allocations: Int64)? {
+func heapUse(_ body: () -> Any) -> (peak: Int64, allocations: Int64)? {
     guard mc_is_active() != 0 else { return nil }
     releaseCachedDiffMemory() // measure a cold diff: its workspace counts
     let start = mc_current_bytes(), allocationsBefore = mc_allocations()

@@ -65,7 +65,7 @@ public struct RunCommand: ParsableCommand {
                     continue
                 }
                 progress("\(scenario.name): \(engine.name): checking")
-                let problems = verifier.check(engine.run(), engine.mode)
+                let problems = engine.check(engine.run(), with: verifier)
                 if !problems.isEmpty {
                     measurement.status = "FAIL: \(problems.prefix(3).joined(separator: "; "))"
                     results.append(measurement)

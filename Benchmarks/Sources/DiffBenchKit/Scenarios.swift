@@ -20,6 +20,7 @@ enum Workload {
     case uuids(old: [UUID], new: [UUID])
     case named(old: [NamedRow], new: [NamedRow])
     case bytes(ByteRowAdapter, old: [ByteRow], new: [ByteRow])
+    case sections(old: [SectionData<Row, Row>], new: [SectionData<Row, Row>])
 
     var counts: (old: Int, new: Int) {
         switch self {
@@ -27,6 +28,7 @@ enum Workload {
         case .uuids(let old, let new): (old.count, new.count)
         case .named(let old, let new): (old.count, new.count)
         case .bytes(_, let old, let new): (old.count, new.count)
+        case .sections(let old, let new): (old.reduce(0) { $0 + $1.items.count }, new.reduce(0) { $0 + $1.items.count })
         }
     }
 }
@@ -139,6 +141,44 @@ func byteScenario(size: Int) -> Scenario {
     }
 }
 
+/// 1,000 sections of 100 items: 10% of the items changed (deleted, inserted, moved within
+/// or across sections, updated) and 2% of the sections moved.
+func sectionScenario(sections: Int, itemsEach: Int) -> Scenario {
+    let size = sections * itemsEach
+    return Scenario(name: "sections-\(size / 1000)k", size: size,
+                    summary: "\(sections) sections × \(itemsEach) items, 10% of items changed, 2% of sections moved, staged",
+                    editDistance: size / 5) {
+        var generator = SeededGenerator(seed: 0x5EC7_0000 &+ UInt64(size))
+        var nextID = 0
+        func fresh(_ generator: inout SeededGenerator) -> Row {
+            nextID += 1
+            return Row(id: nextID, value: Int.random(in: 0..<1000, using: &generator))
+        }
+        let old = (0..<sections).map { _ in SectionData(header: fresh(&generator), items: (0..<itemsEach).map { _ in fresh(&generator) }) }
+        var new = old
+        // 2% of sections move; 10% of items change: a quarter each deleted, inserted, updated, moved.
+        for _ in 0..<sections / 50 {
+            let moved = new.remove(at: Int.random(in: 0..<new.count, using: &generator))
+            new.insert(moved, at: Int.random(in: 0...new.count, using: &generator))
+        }
+        let changes = size / 10
+        for change in 0..<changes {
+            let s = Int.random(in: 0..<new.count, using: &generator)
+            switch change % 4 {
+            case 0 where !new[s].items.isEmpty: new[s].items.remove(at: Int.random(in: 0..<new[s].items.count, using: &generator))
+            case 1: new[s].items.insert(fresh(&generator), at: Int.random(in: 0...new[s].items.count, using: &generator))
+            case 2 where !new[s].items.isEmpty: new[s].items[Int.random(in: 0..<new[s].items.count, using: &generator)].value += 1
+            case 3 where !new[s].items.isEmpty:
+                let item = new[s].items.remove(at: Int.random(in: 0..<new[s].items.count, using: &generator))
+                let target = Int.random(in: 0..<new.count, using: &generator)
+                new[target].items.insert(item, at: Int.random(in: 0...new[target].items.count, using: &generator))
+            default: break
+            }
+        }
+        return .sections(old: old, new: new)
+    }
+}
+
 /// Every built-in scenario, in the order the table lists them.
 let allScenarios: [Scenario] = [
     uuidScenario(size: 5_000),
@@ -156,4 +196,5 @@ let allScenarios: [Scenario] = [
                 summary: "100,000 rows over 1,000 ids (100 copies each), 10% -, 10% +, 2% moved, 2% updated"),
     namedScenario(size: 100_000),
     byteScenario(size: 100_000),
+    sectionScenario(sections: 1_000, itemsEach: 100),
 ]

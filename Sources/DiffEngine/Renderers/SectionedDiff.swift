@@ -49,6 +49,15 @@ public struct SectionedChangeset: Equatable, Sendable, Codable {
     public var itemUpdates: [IndexPathPair]
     /// Matched items that changed section, or changed order within their section.
     public var itemMoves: [IndexPathPair]
+
+    public init(sections: Changeset, itemDeletions: [IndexPath], itemInsertions: [IndexPath],
+                itemUpdates: [IndexPathPair], itemMoves: [IndexPathPair]) {
+        self.sections = sections
+        self.itemDeletions = itemDeletions
+        self.itemInsertions = itemInsertions
+        self.itemUpdates = itemUpdates
+        self.itemMoves = itemMoves
+    }
 }
 
 /// One batch of a staged changeset and the sections to show once it is applied.
@@ -57,6 +66,11 @@ public struct ChangesetStage<Header, Item> {
     public var batch: BatchUpdate
     /// The data source's sections to set right before applying `batch`.
     public var sections: [SectionData<Header, Item>]
+
+    public init(batch: BatchUpdate, sections: [SectionData<Header, Item>]) {
+        self.batch = batch
+        self.sections = sections
+    }
 }
 
 extension ChangesetStage: Equatable where Header: Equatable, Item: Equatable {}
@@ -69,6 +83,11 @@ public struct StagedChangeset<Header, Item> {
     /// Batches to apply in order, each with its data; applying them all to the old sections
     /// gives the new sections. Empty when nothing changed.
     public var stages: [ChangesetStage<Header, Item>]
+
+    public init(changeset: SectionedChangeset, stages: [ChangesetStage<Header, Item>]) {
+        self.changeset = changeset
+        self.stages = stages
+    }
 }
 
 extension StagedChangeset: Sendable where Header: Sendable, Item: Sendable {}
@@ -97,6 +116,7 @@ extension StagedChangeset: Sendable where Header: Sendable, Item: Sendable {}
 /// - Returns: the changeset and its stages.
 /// - Throws: `DuplicateIdentityError` under `DuplicatePolicy.reject`.
 /// - Complexity: O(S + N) expected for S sections and N items, plus the moves' O(k log k).
+@inlinable
 public func stagedDiff<Header, Item, HeaderAdapter: RowAdapter, ItemAdapter: RowAdapter>(
     _ old: [SectionData<Header, Item>], _ new: [SectionData<Header, Item>],
     headers: HeaderAdapter, items: ItemAdapter, options: DiffOptions = DiffOptions()
@@ -104,183 +124,204 @@ public func stagedDiff<Header, Item, HeaderAdapter: RowAdapter, ItemAdapter: Row
 where HeaderAdapter.Row == Header, ItemAdapter.Row == Item {
     precondition(options.duplicates != .firstWins, "firstWins is not supported for sections; deduplicate first")
     let sections = try diff(old.map(\.header), new.map(\.header), using: headers, options: options)
-    let sectionNewToOld = _pairing(of: sections)
-    var sectionOldToNew = [Int?](repeating: nil, count: old.count)
-    for (newSection, oldSection) in sectionNewToOld.enumerated() {
-        if let oldSection { sectionOldToNew[oldSection] = newSection }
-    }
+    let sectionNewToOld = _pairing(of: sections).map { $0 ?? -1 }
+    var sectionOldToNew = [Int](repeating: -1, count: old.count)
+    for (newSection, oldSection) in sectionNewToOld.enumerated() where oldSection >= 0 { sectionOldToNew[oldSection] = newSection }
 
-    // Items of all sections, flattened in order, matched globally.
-    let oldPaths = old.indices.flatMap { s in old[s].items.indices.map { (s, $0) } }
-    let newPaths = new.indices.flatMap { s in new[s].items.indices.map { (s, $0) } }
-    let itemChanges = try diff(old.flatMap(\.items), new.flatMap(\.items), using: items,
-                               options: DiffOptions(moves: .displaced, duplicates: options.duplicates))
-    let itemNewToOld = _pairing(of: itemChanges)
-    let updatedNew = Set(itemChanges.updates.map(\.new))
-    func path(_ pair: (Int, Int)) -> IndexPath { IndexPath(indexes: [pair.0, pair.1]) }
-
-    // Classify every matched item: kept (both sections stay), or broken (delete + insert).
-    var itemOldToNew = [Int?](repeating: nil, count: oldPaths.count)
-    for (newFlat, oldFlat) in itemNewToOld.enumerated() {
-        if let oldFlat { itemOldToNew[oldFlat] = newFlat }
+    // Items of all sections, flattened in order and matched globally. A flat index f of
+    // section s is row f - start[s] of it.
+    let oldLayout = _FlatLayout(old.map(\.items.count)), newLayout = _FlatLayout(new.map(\.items.count))
+    let oldItems = old.flatMap(\.items), newItems = new.flatMap(\.items)
+    if options.duplicates == .reject {
+        let itemError = oldItems.withUnsafeBufferPointer { _firstRepeat($0, .old, items, options) }
+            ?? newItems.withUnsafeBufferPointer { _firstRepeat($0, .new, items, options) }
+        if let itemError { throw itemError }
     }
+    let (itemNewToOld, updatedNew) = oldItems.withUnsafeBufferPointer { oldBuffer in
+        newItems.withUnsafeBufferPointer { newBuffer in _pairRows(oldBuffer, newBuffer, items, options) }
+    }
+    var itemOldToNew = [Int](repeating: -1, count: oldItems.count)
+    for (newFlat, oldFlat) in itemNewToOld.enumerated() where oldFlat >= 0 { itemOldToNew[oldFlat] = newFlat }
+    // A match is kept when both its sections stay; otherwise it is a delete plus an insert.
     func isKept(oldFlat: Int, newFlat: Int) -> Bool {
-        sectionOldToNew[oldPaths[oldFlat].0] != nil && sectionNewToOld[newPaths[newFlat].0] != nil
+        sectionOldToNew[oldLayout.section[oldFlat]] >= 0 && sectionNewToOld[newLayout.section[newFlat]] >= 0
     }
+    // Items that keep their place: matched within a section's counterpart and on a
+    // longest run in order there. (Such a match is always kept: both sections stay.)
+    let stayingInOrder = _itemsKeepingOrder(newLayout: newLayout, oldLayout: oldLayout,
+                                            itemNewToOld: itemNewToOld, sectionNewToOld: sectionNewToOld)
 
     // The summary changeset.
     var summary = SectionedChangeset(sections: sections, itemDeletions: [], itemInsertions: [], itemUpdates: [], itemMoves: [])
-    for (oldFlat, (s, _)) in oldPaths.enumerated() where itemOldToNew[oldFlat] == nil && sectionOldToNew[s] != nil {
-        summary.itemDeletions.append(path(oldPaths[oldFlat]))
+    for oldFlat in oldItems.indices where itemOldToNew[oldFlat] < 0 && sectionOldToNew[oldLayout.section[oldFlat]] >= 0 {
+        summary.itemDeletions.append(oldLayout.path(oldFlat))
     }
-    for (newFlat, (s, _)) in newPaths.enumerated() where itemNewToOld[newFlat] == nil && sectionNewToOld[s] != nil {
-        summary.itemInsertions.append(path(newPaths[newFlat]))
-    }
-    let stayingInOrder = _itemsKeepingOrder(newPaths: newPaths, itemNewToOld: itemNewToOld, oldPaths: oldPaths,
-                                            sectionNewToOld: sectionNewToOld, isKept: { _, _ in true })
-    for (newFlat, oldFlat) in itemNewToOld.enumerated() {
-        guard let oldFlat else { continue }
-        let pair = IndexPathPair(old: path(oldPaths[oldFlat]), new: path(newPaths[newFlat]))
-        if updatedNew.contains(newFlat) { summary.itemUpdates.append(pair) }
-        if !stayingInOrder.contains(newFlat) { summary.itemMoves.append(pair) }
+    for newFlat in newItems.indices {
+        let oldFlat = itemNewToOld[newFlat]
+        guard oldFlat >= 0 else {
+            if sectionNewToOld[newLayout.section[newFlat]] >= 0 { summary.itemInsertions.append(newLayout.path(newFlat)) }
+            continue
+        }
+        guard updatedNew[newFlat] || !stayingInOrder[newFlat] else { continue }
+        let pair = IndexPathPair(old: oldLayout.path(oldFlat), new: newLayout.path(newFlat))
+        if updatedNew[newFlat] { summary.itemUpdates.append(pair) }
+        if !stayingInOrder[newFlat] { summary.itemMoves.append(pair) }
     }
 
-    // Stage 1: item deletes and reloads in old positions, in sections that stay.
+    // Stage 1: item deletes and reloads in old positions, in sections that stay. After it,
+    // each staying old section holds its remaining items, reloaded ones with new content.
     var stages: [ChangesetStage<Header, Item>] = []
     var batch = BatchUpdate()
-    var removedOld = Set<Int>()
-    for (oldFlat, (s, i)) in oldPaths.enumerated() where sectionOldToNew[s] != nil {
-        if let newFlat = itemOldToNew[oldFlat], isKept(oldFlat: oldFlat, newFlat: newFlat) {
-            if updatedNew.contains(newFlat) { batch.reloads.append(path((s, i))) }
-        } else {
-            batch.deletes.append(path((s, i)))
-            removedOld.insert(oldFlat)
+    var stage1Sections = old
+    var remainingRows = [Int](repeating: 0, count: oldItems.count) // old flat -> row after stage 1
+    for s in old.indices where sectionOldToNew[s] >= 0 {
+        var items: [Item] = []
+        var touched = false
+        for oldFlat in oldLayout.start[s]..<oldLayout.start[s + 1] {
+            let newFlat = itemOldToNew[oldFlat]
+            if newFlat >= 0 && isKept(oldFlat: oldFlat, newFlat: newFlat) {
+                remainingRows[oldFlat] = items.count
+                if updatedNew[newFlat] {
+                    batch.reloads.append(oldLayout.path(oldFlat))
+                    items.append(newItems[newFlat])
+                    touched = true
+                } else {
+                    items.append(oldItems[oldFlat])
+                }
+            } else {
+                batch.deletes.append(oldLayout.path(oldFlat))
+                touched = true
+            }
         }
+        if touched { stage1Sections[s].items = items } // untouched sections share their array
     }
-    /// An item's value once stage 1 has reloaded it.
-    func itemValueAfterStage1(_ oldFlat: Int) -> Item {
-        if let newFlat = itemOldToNew[oldFlat], isKept(oldFlat: oldFlat, newFlat: newFlat), updatedNew.contains(newFlat) {
-            let (ns, ni) = newPaths[newFlat]
-            return new[ns].items[ni]
-        }
-        let (s, i) = oldPaths[oldFlat]
-        return old[s].items[i]
-    }
-    // The items of each old section that are still there after stage 1, by old flat index.
-    var remaining: [[Int]] = old.indices.map { _ in [] }
-    for (oldFlat, (s, _)) in oldPaths.enumerated() where !removedOld.contains(oldFlat) { remaining[s].append(oldFlat) }
-    func sectionAfterStage1(_ s: Int) -> SectionData<Header, Item> {
-        guard sectionOldToNew[s] != nil else { return old[s] } // deleted in stage 2, untouched before
-        return SectionData(header: old[s].header, items: remaining[s].map(itemValueAfterStage1))
-    }
-    if !batch.isEmpty {
-        stages.append(ChangesetStage(batch: batch, sections: old.indices.map(sectionAfterStage1)))
-    }
+    if !batch.isEmpty { stages.append(ChangesetStage(batch: batch, sections: stage1Sections)) }
 
     // Stage 2: section deletes.
-    let survivingOld = old.indices.filter { sectionOldToNew[$0] != nil }
-    let deletedSections = old.indices.filter { sectionOldToNew[$0] == nil }
+    let survivingOld = old.indices.filter { sectionOldToNew[$0] >= 0 }
+    let deletedSections = old.indices.filter { sectionOldToNew[$0] < 0 }
     if !deletedSections.isEmpty {
         stages.append(ChangesetStage(batch: BatchUpdate(sectionDeletes: deletedSections),
-                                     sections: survivingOld.map(sectionAfterStage1)))
+                                     sections: survivingOld.map { stage1Sections[$0] }))
     }
 
     // Stage 3: section moves and inserts, into final section positions.
-    let rankAfterDeletes = Dictionary(uniqueKeysWithValues: survivingOld.enumerated().map { ($1, $0) })
+    var rankAfterDeletes = [Int](repeating: -1, count: old.count)
+    for (rank, s) in survivingOld.enumerated() { rankAfterDeletes[s] = rank }
     var sectionBatch = BatchUpdate()
-    for move in sections.moves {
-        sectionBatch.sectionMoves.append(BatchMove(from: rankAfterDeletes[move.old]!, to: move.new))
-    }
-    sectionBatch.sectionInserts = new.indices.filter { sectionNewToOld[$0] == nil }
-    let afterStage3: [SectionData<Header, Item>] = new.indices.map { s in
-        guard let oldSection = sectionNewToOld[s] else { return new[s] }
-        return sectionAfterStage1(oldSection)
-    }
-    if !sectionBatch.isEmpty {
-        stages.append(ChangesetStage(batch: sectionBatch, sections: afterStage3))
-    }
+    sectionBatch.sectionMoves = sections.moves.map { BatchMove(from: rankAfterDeletes[$0.old], to: $0.new) }
+    sectionBatch.sectionInserts = new.indices.filter { sectionNewToOld[$0] < 0 }
+    var finalOrder = new.indices.map { sectionNewToOld[$0] >= 0 ? stage1Sections[sectionNewToOld[$0]] : new[$0] }
+    if !sectionBatch.isEmpty { stages.append(ChangesetStage(batch: sectionBatch, sections: finalOrder)) }
 
     // Stage 4: section reloads for changed headers (at final positions).
-    let updatedSections = sections.updates.map(\.new)
-    var afterStage4 = afterStage3
-    for s in updatedSections { afterStage4[s].header = new[s].header }
-    if !updatedSections.isEmpty {
-        stages.append(ChangesetStage(batch: BatchUpdate(sectionReloads: updatedSections.sorted()), sections: afterStage4))
+    if !sections.updates.isEmpty {
+        for update in sections.updates { finalOrder[update.new].header = new[update.new].header }
+        stages.append(ChangesetStage(batch: BatchUpdate(sectionReloads: sections.updates.map(\.new).sorted()), sections: finalOrder))
     }
 
-    // Stage 5: item inserts and moves into final positions. Before it, a surviving final
-    // section s holds the remaining old items of its old section, in old order.
-    var intermediatePath: [Int: (Int, Int)] = [:] // old flat index -> (final section, row)
-    for s in new.indices {
-        guard let oldSection = sectionNewToOld[s] else { continue }
-        for (row, oldFlat) in remaining[oldSection].enumerated() { intermediatePath[oldFlat] = (s, row) }
-    }
-    let keepsOrder = _itemsKeepingOrder(newPaths: newPaths, itemNewToOld: itemNewToOld, oldPaths: oldPaths,
-                                        sectionNewToOld: sectionNewToOld, isKept: isKept)
+    // Stage 5: item inserts and moves into final positions; a staying final section s
+    // holds the remaining items of its old section, in old order.
     var itemBatch = BatchUpdate()
-    for (newFlat, (s, j)) in newPaths.enumerated() where sectionNewToOld[s] != nil {
-        if let oldFlat = itemNewToOld[newFlat], isKept(oldFlat: oldFlat, newFlat: newFlat) {
-            if !keepsOrder.contains(newFlat) {
-                itemBatch.moves.append(BatchMove(from: path(intermediatePath[oldFlat]!), to: path((s, j))))
+    for newFlat in newItems.indices {
+        let s = newLayout.section[newFlat]
+        guard sectionNewToOld[s] >= 0 else { continue } // comes with its inserted section
+        let oldFlat = itemNewToOld[newFlat]
+        if oldFlat >= 0 && isKept(oldFlat: oldFlat, newFlat: newFlat) {
+            if !stayingInOrder[newFlat] {
+                let from = _indexPath(sectionOldToNew[oldLayout.section[oldFlat]], remainingRows[oldFlat])
+                itemBatch.moves.append(BatchMove(from: from, to: newLayout.path(newFlat)))
             }
         } else {
-            itemBatch.inserts.append(path((s, j)))
+            itemBatch.inserts.append(newLayout.path(newFlat))
         }
     }
-    if !itemBatch.isEmpty {
-        stages.append(ChangesetStage(batch: itemBatch, sections: new))
-    }
+    if !itemBatch.isEmpty { stages.append(ChangesetStage(batch: itemBatch, sections: new)) }
     return StagedChangeset(changeset: summary, stages: stages)
 }
 
-/// New flat indexes of matched items that need no move: kept items whose old section is
-/// their new section's counterpart and that lie on a longest increasing run of old
-/// positions within that section.
-private func _itemsKeepingOrder(
-    newPaths: [(Int, Int)], itemNewToOld: [Int?], oldPaths: [(Int, Int)], sectionNewToOld: [Int?],
-    isKept: (Int, Int) -> Bool
-) -> Set<Int> {
-    var staying = Set<Int>()
-    var start = 0
-    while start < newPaths.count {
-        let section = newPaths[start].0
-        var end = start
-        while end < newPaths.count && newPaths[end].0 == section { end += 1 }
-        // Items of this section coming from its counterpart, by old flat index.
-        let candidates = (start..<end).filter { newFlat in
-            guard let oldFlat = itemNewToOld[newFlat], let oldSection = sectionNewToOld[section] else { return false }
-            return oldPaths[oldFlat].0 == oldSection && isKept(oldFlat, newFlat)
+/// Where each item of the flattened sections is: its section, and each section's first
+/// flat index.
+@usableFromInline
+struct _FlatLayout {
+    /// By section, its first flat index; one more entry holds the total.
+    @usableFromInline var start: [Int]
+    /// By flat index, its section.
+    @usableFromInline var section: [Int]
+
+    @inlinable
+    init(_ counts: [Int]) {
+        start = [0]
+        start.reserveCapacity(counts.count + 1)
+        section = []
+        section.reserveCapacity(counts.reduce(0, +))
+        for (index, count) in counts.enumerated() {
+            start.append(start[index] + count)
+            section.append(contentsOf: repeatElement(index, count: count))
         }
-        staying.formUnion(_longestIncreasing(candidates, by: { itemNewToOld[$0]! }))
-        start = end
+    }
+
+    @inlinable
+    func path(_ flat: Int) -> IndexPath {
+        let s = section[flat]
+        return _indexPath(s, flat - start[s])
+    }
+}
+
+/// By new flat index: whether a matched item needs no move, because its old section is
+/// its new section's counterpart and it lies on a longest increasing run of old positions
+/// within that section.
+@usableFromInline
+func _itemsKeepingOrder(newLayout: _FlatLayout, oldLayout: _FlatLayout, itemNewToOld: [Int], sectionNewToOld: [Int]) -> [Bool] {
+    var staying = [Bool](repeating: false, count: newLayout.section.count)
+    var candidates: [Int] = [], keys: [Int] = [], pileTops: [Int] = [], previous: [Int] = [] // reused
+    for section in sectionNewToOld.indices {
+        candidates.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        let oldSection = sectionNewToOld[section]
+        if oldSection >= 0 {
+            for newFlat in newLayout.start[section]..<newLayout.start[section + 1] {
+                let oldFlat = itemNewToOld[newFlat]
+                if oldFlat >= 0 && oldLayout.section[oldFlat] == oldSection {
+                    candidates.append(newFlat)
+                    keys.append(oldFlat)
+                }
+            }
+        }
+        // Patience sorting over the keys, with predecessor links to read one run back.
+        pileTops.removeAll(keepingCapacity: true)
+        previous.removeAll(keepingCapacity: true)
+        for index in keys.indices {
+            let key = keys[index]
+            var low = 0, high = pileTops.count
+            if high > 0 && keys[pileTops[high - 1]] < key {
+                low = high
+            } else {
+                while low < high {
+                    let middle = (low + high) / 2
+                    if keys[pileTops[middle]] < key { low = middle + 1 } else { high = middle }
+                }
+            }
+            previous.append(low > 0 ? pileTops[low - 1] : -1)
+            if low == pileTops.count { pileTops.append(index) } else { pileTops[low] = index }
+        }
+        var cursor = pileTops.last ?? -1
+        while cursor >= 0 {
+            staying[candidates[cursor]] = true
+            cursor = previous[cursor]
+        }
     }
     return staying
 }
 
-/// The members of one longest subsequence of `elements` whose keys increase.
-private func _longestIncreasing(_ elements: [Int], by key: (Int) -> Int) -> [Int] {
-    var pileTops: [Int] = [] // index into elements of each pile's top
-    var previous = [Int?](repeating: nil, count: elements.count)
-    for index in elements.indices {
-        let value = key(elements[index])
-        var low = 0, high = pileTops.count
-        while low < high {
-            let middle = (low + high) / 2
-            if key(elements[pileTops[middle]]) < value { low = middle + 1 } else { high = middle }
-        }
-        previous[index] = low > 0 ? pileTops[low - 1] : nil
-        if low == pileTops.count { pileTops.append(index) } else { pileTops[low] = index }
-    }
-    var result: [Int] = []
-    var cursor = pileTops.last
-    while let index = cursor {
-        result.append(elements[index])
-        cursor = previous[index]
-    }
-    return result
+/// A two-level index path, built without a temporary array.
+@inlinable
+func _indexPath(_ section: Int, _ row: Int) -> IndexPath {
+    IndexPath(index: section).appending(row)
 }
 
 /// The pairing a changeset implies (SPEC.md section 4, rule 2), by new index.
+@usableFromInline
 func _pairing(of changeset: Changeset) -> [Int?] {
     var newToOld = [Int?](repeating: nil, count: changeset.newCount)
     var oldTouched = [Bool](repeating: false, count: changeset.oldCount)
