@@ -32,12 +32,7 @@ internal func _hashSpans(
 ) {
     precondition(offsets.count == lengths.count && out.count == offsets.count, "span arrays differ in length")
     // Spans are validated in C; a bad one is a caller error.
-    var spans = [dc_span_t](unsafeUninitializedCapacity: offsets.count) { buffer, count in
-        for index in 0..<offsets.count {
-            buffer[index] = dc_span_t(offset: offsets[index], length: lengths[index])
-        }
-        count = offsets.count
-    }
+    var spans = (0..<offsets.count).map { dc_span_t(offset: offsets[$0], length: lengths[$0]) }
     let status = spans.withUnsafeMutableBufferPointer { spanBuffer in
         dc_hash_spans(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
                       spanBuffer.baseAddress, spanBuffer.count, out.baseAddress)
@@ -206,25 +201,25 @@ internal final class _DiffWorkspace {
     @usableFromInline
     func read(_ counts: _CoreCounts, offset: Int, oldCount: Int, newCount: Int) -> Changeset {
         IndexPair._checkLayout()
-        var deletions: [Int] = [], insertions: [Int] = [], updates: [IndexPair] = [], moves: [IndexPair] = []
-        var status = DC_OK
-        deletions = [Int](unsafeUninitializedCapacity: counts.deletions) { deletionBuffer, deletionCount in
-            insertions = [Int](unsafeUninitializedCapacity: counts.insertions) { insertionBuffer, insertionCount in
-                updates = [IndexPair](unsafeUninitializedCapacity: counts.updates) { updateBuffer, updateCount in
-                    moves = [IndexPair](unsafeUninitializedCapacity: counts.moves) { moveBuffer, moveCount in
+        // Zero-filled, not `unsafeUninitializedCapacity`: with a capacity of 0 that writes
+        // into the shared empty-array storage, a (benign) race that ThreadSanitizer reports.
+        var deletions = [Int](repeating: 0, count: counts.deletions)
+        var insertions = [Int](repeating: 0, count: counts.insertions)
+        var updates = [IndexPair](repeating: IndexPair(old: 0, new: 0), count: counts.updates)
+        var moves = [IndexPair](repeating: IndexPair(old: 0, new: 0), count: counts.moves)
+        let status = deletions.withUnsafeMutableBufferPointer { deletionBuffer in
+            insertions.withUnsafeMutableBufferPointer { insertionBuffer in
+                updates.withUnsafeMutableBufferPointer { updateBuffer in
+                    moves.withUnsafeMutableBufferPointer { moveBuffer in
                         var buffers = dc_changeset_buffers_t(
                             deletions: _int64(deletionBuffer), deletions_capacity: deletionBuffer.count,
                             insertions: _int64(insertionBuffer), insertions_capacity: insertionBuffer.count,
                             updates: _pairs(updateBuffer), updates_capacity: updateBuffer.count,
                             moves: _pairs(moveBuffer), moves_capacity: moveBuffer.count)
-                        status = dc_read(memory, offset, &buffers)
-                        moveCount = status == DC_OK ? counts.moves : 0
+                        return dc_read(memory, offset, &buffers)
                     }
-                    updateCount = status == DC_OK ? counts.updates : 0
                 }
-                insertionCount = status == DC_OK ? counts.insertions : 0
             }
-            deletionCount = status == DC_OK ? counts.deletions : 0
         }
         _check(status, "dc_read")
         return Changeset(oldCount: oldCount, newCount: newCount, deletions: deletions,

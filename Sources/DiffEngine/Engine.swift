@@ -81,10 +81,8 @@ internal func _diffWithPolicy<Adapter: RowAdapter>(
 internal func _repeats<Adapter: RowAdapter>(
     _ rows: UnsafeBufferPointer<Adapter.Row>, _ side: DiffSide, _ adapter: Adapter, _ options: DiffOptions
 ) -> [Bool]? {
-    let keys = [UInt64](unsafeUninitializedCapacity: rows.count) { keyBuffer, count in
-        adapter.writeIdentityKeys(of: rows, to: keyBuffer)
-        count = rows.count
-    }
+    var keys = [UInt64](repeating: 0, count: rows.count)
+    keys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
     let verify = !adapter.identityKeysAreExact || options.identityHashBits != 0
     return keys.withUnsafeBufferPointer { keyBuffer in
         _markRepeats(keys: keyBuffer, side: side, keyBits: options.identityHashBits,

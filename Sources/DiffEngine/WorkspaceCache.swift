@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Keeps one diff workspace between one-shot diffs, so that repeated diffs neither
 /// allocate nor page-fault their scratch memory again. A caller that finds it taken (a
 /// concurrent diff) simply makes its own.
@@ -15,23 +9,15 @@ internal final class _WorkspaceCache: @unchecked Sendable {
     @usableFromInline
     static let shared = _WorkspaceCache()
 
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let lock = _Lock()
     private var cached: _DiffWorkspace?
 
-    private init() {
-        pthread_mutex_init(lock, nil)
-    }
-
-    private func withLock<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
-    }
+    private init() {}
 
     /// The cached workspace, or a new one.
     @usableFromInline
     func take() -> _DiffWorkspace {
-        withLock {
+        lock.withLock {
             defer { cached = nil }
             return cached
         } ?? _DiffWorkspace()
@@ -41,13 +27,13 @@ internal final class _WorkspaceCache: @unchecked Sendable {
     @usableFromInline
     func recycle(_ workspace: _DiffWorkspace) {
         guard workspace.allocatedBytes <= Self.retainedBytesLimit else { return }
-        withLock {
+        lock.withLock {
             if cached == nil { cached = workspace }
         }
     }
 
     func release() {
-        let dropped = withLock {
+        let dropped = lock.withLock {
             defer { cached = nil }
             return cached
         }

@@ -43,14 +43,8 @@ public struct ByteRowAdapter: RowAdapter, Sendable {
 
     public func writeIdentityKeys(of rows: UnsafeBufferPointer<ByteRow>, to keys: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == keys.count, "one key a row")
-        let offsets = [UInt64](unsafeUninitializedCapacity: rows.count) { buffer, count in
-            for index in rows.indices { buffer[index] = UInt64(rows[index].identity.lowerBound) }
-            count = rows.count
-        }
-        let lengths = [UInt64](unsafeUninitializedCapacity: rows.count) { buffer, count in
-            for index in rows.indices { buffer[index] = UInt64(rows[index].identity.count) }
-            count = rows.count
-        }
+        let offsets = rows.map { UInt64($0.identity.lowerBound) }
+        let lengths = rows.map { UInt64($0.identity.count) }
         bytes.withUnsafeBytes { buffer in
             offsets.withUnsafeBufferPointer { offsetBuffer in
                 lengths.withUnsafeBufferPointer { lengthBuffer in

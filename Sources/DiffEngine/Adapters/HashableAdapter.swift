@@ -4,7 +4,8 @@
 /// Identity keys are stable (`StableHashable`) when the element type is, and exact for
 /// fixed-width integers; other `Hashable` types use Swift's per-process `hashValue`,
 /// verified with `==`, which is right for one diff but must not be persisted.
-public struct HashableAdapter<Element: Hashable>: RowAdapter {
+// @unchecked: the stored closures and key paths are immutable and capture no state.
+public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendable {
     public typealias Row = Element
 
     @usableFromInline

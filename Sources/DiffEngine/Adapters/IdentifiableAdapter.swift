@@ -6,7 +6,8 @@
 ///   other ids use Swift's per-process `hashValue`, verified with `==`.
 /// - Note: `contentHash(of:)`, which only hash-keeping callers such as the stateful
 ///   differ need, requires `Element: Hashable`.
-public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter {
+// @unchecked: the stored closures and key paths are immutable and capture no state.
+public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter, @unchecked Sendable {
     public typealias Row = Element
 
     @usableFromInline

@@ -13,7 +13,8 @@
 /// - Complexity: Stored properties of structs are read at their byte offset, as fast as a
 ///   direct property read; computed properties and class properties go through key-path
 ///   application, which costs tens of nanoseconds a read.
-public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdapter {
+// @unchecked: the stored closures and key paths are immutable and capture no state.
+public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdapter, @unchecked Sendable {
     /// The key path of the identity.
     public let identity: KeyPath<Row, ID>
     /// The key paths of the content fields.
@@ -27,6 +28,10 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     let identityOffset: Int?
     @usableFromInline
     let contentOffsets: [Int?]
+    /// One hasher a content field, chosen once: the stable hash for `StableHashable`
+    /// fields, `hashValue` for the others (no dynamic cast per row).
+    @usableFromInline
+    let contentHashers: [(Row) -> UInt64]
 
     /// An adapter keyed by the identity's per-process `hashValue`.
     /// - Parameters:
@@ -38,12 +43,38 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         keyFunction = .perProcess
         identityOffset = MemoryLayout<Row>.offset(of: identity)
         contentOffsets = Self.offsets(repeat each content)
+        contentHashers = Self.hashers(repeat each content)
     }
 
     static func offsets(_ paths: repeat KeyPath<Row, each Content>) -> [Int?] {
         var offsets: [Int?] = []
         for path in repeat each paths { offsets.append(MemoryLayout<Row>.offset(of: path)) }
         return offsets
+    }
+
+    static func hashers(_ paths: repeat KeyPath<Row, each Content>) -> [(Row) -> UInt64] {
+        var hashers: [(Row) -> UInt64] = []
+        for path in repeat each paths { hashers.append(hasher(for: path)) }
+        return hashers
+    }
+
+    private static func hasher<Value: Hashable>(for path: KeyPath<Row, Value>) -> (Row) -> UInt64 {
+        let offset = MemoryLayout<Row>.offset(of: path)
+        func read(_ row: Row) -> Value {
+            guard let offset else { return row[keyPath: path] }
+            return withUnsafeBytes(of: row) { $0.load(fromByteOffset: offset, as: Value.self) }
+        }
+        if let stableType = Value.self as? any StableHashable.Type {
+            return stableHasher(stableType, read)
+        }
+        return { UInt64(bitPattern: Int64(read($0).hashValue)) }
+    }
+
+    /// `Value` is `Stable` here; the cast is between one type's two names.
+    private static func stableHasher<Value, Stable: StableHashable>(
+        _: Stable.Type, _ read: @escaping (Row) -> Value
+    ) -> (Row) -> UInt64 {
+        { unsafeBitCast(read($0), to: Stable.self).stableHash }
     }
 
     @inlinable
@@ -75,16 +106,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 
     public func contentHash(of row: Row) -> UInt64 {
-        var folded: UInt64?
-        var field = 0
-        for path in repeat each content {
-            let value = read(row, path, at: contentOffsets[field])
-            field += 1
-            let fieldHash = (value as? any StableHashable)?.stableHash
-                ?? UInt64(bitPattern: Int64(value.hashValue))
-            folded = folded.map { combineStableHashes($0, fieldHash) } ?? fieldHash
-        }
-        return folded ?? 0
+        guard var folded = contentHashers.first?(row) else { return 0 }
+        for hasher in contentHashers.dropFirst() { folded = combineStableHashes(folded, hasher(row)) }
+        return folded
     }
 
     public func identityDescription(of row: Row) -> String { String(describing: row[keyPath: identity]) }
@@ -101,5 +125,6 @@ extension KeyPathAdapter where ID: StableHashable {
         keyFunction = .stable
         identityOffset = MemoryLayout<Row>.offset(of: identity)
         contentOffsets = Self.offsets(repeat each content)
+        contentHashers = Self.hashers(repeat each content)
     }
 }

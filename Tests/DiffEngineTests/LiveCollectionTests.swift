@@ -1,0 +1,182 @@
+import DiffEngine
+import DiffEngineTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+/// Collects events delivered to an observer, checking each against SPEC.md section 4.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var copy: [TestRow] = []
+    private(set) var events = 0
+    private(set) var initialEvents = 0
+    private(set) var problems: [String] = []
+    private(set) var lastChangeset: Changeset?
+
+    func receive(_ event: LiveEvent<TestRow>) {
+        lock.lock()
+        defer { lock.unlock() }
+        events += 1
+        if event.isInitial { initialEvents += 1 }
+        let base = event.isInitial ? [] : copy
+        let result = checkApplication(event.changeset, old: base, new: event.snapshot,
+                                      sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        problems += result.problems
+        copy = event.snapshot
+        lastChangeset = event.changeset
+    }
+
+    var rows: [TestRow] { lock.lock(); defer { lock.unlock() }; return copy }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return events }
+}
+
+/// Waits (bounded) for `condition`; records an issue on time-out. Not a timing assertion.
+func waitUntil(_ what: String, seconds: Double = 60, _ condition: () -> Bool) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline {
+            Issue.record("timed out waiting for \(what)")
+            return
+        }
+        usleep(1_000)
+    }
+}
+
+/// Makes sure every update pushed so far has been processed: a one-shot observer added
+/// now is served after them, on the same worker.
+func drain(_ collection: LiveCollection<TestRow>) {
+    let done = EventLog()
+    let token = collection.observeOnce { done.receive($0) }
+    waitUntil("the collection's worker to drain") { done.count == 1 }
+    withExtendedLifetime(token) {}
+}
+
+func rows(_ ids: some Sequence<Int>, content: Int = 0) -> [TestRow] { ids.map { TestRow(id: $0, content: content) } }
+
+@Suite struct LiveCollectionTests {
+    @Test func concurrentProducersObserverEndsWithTheFinalSnapshot() async {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<50))
+        let log = EventLog()
+        let token = collection.observe { log.receive($0) }
+        // Four producers push 10,000 snapshots between them, with duplicates and updates.
+        DispatchQueue.concurrentPerform(iterations: 4) { producer in
+            var generator = SeededGenerator(seed: UInt64(producer) &+ 77)
+            for _ in 0..<2_500 {
+                let shape = ScenarioShape(size: Int.random(in: 0...60, using: &generator), alphabet: 40)
+                collection.update(makeScenario(shape, using: &generator).new)
+            }
+        }
+        let final = collection.elements
+        waitUntil("the observer to reach the final snapshot") { log.rows == final }
+        #expect(log.problems.isEmpty, "\(log.problems.prefix(3))")
+        #expect(log.initialEvents == 1)
+        #expect(log.count > 1) // bursts are coalesced, but not to nothing
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func releasedOrInvalidatedTokensGetNothingMore() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<3))
+        let released = EventLog(), invalidated = EventLog()
+        var releasedToken: ObservationToken? = collection.observe { released.receive($0) }
+        let invalidatedToken = collection.observe { invalidated.receive($0) }
+        waitUntil("the initial events") { released.count == 1 && invalidated.count == 1 }
+        releasedToken = nil
+        invalidatedToken.invalidate()
+        #expect(releasedToken == nil && collection.observers.isEmpty)
+        collection.update(rows(0..<5))
+        drain(collection)
+        #expect(released.count == 1 && invalidated.count == 1)
+    }
+
+    @Test func observeOnceFiresOnceWithTheInitialEvent() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<3))
+        let once = EventLog()
+        let token = collection.observeOnce { once.receive($0) }
+        waitUntil("the one event") { once.count == 1 }
+        collection.update(rows(0..<4))
+        collection.update(rows(0..<5))
+        drain(collection)
+        #expect(once.count == 1 && once.initialEvents == 1)
+        #expect(collection.observers.isEmpty)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func pageChangesArriveAsInsertionsAtTheEnd() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<25), pageSize: 10)
+        let log = EventLog()
+        let token = collection.observe { log.receive($0) }
+        waitUntil("the initial page") { log.count == 1 }
+        #expect(log.rows == rows(0..<10) && collection.count == 10 && collection.hasNext && !collection.hasPrevious)
+        collection.nextPage()
+        waitUntil("the second page") { log.count == 2 }
+        #expect(log.lastChangeset == Changeset(oldCount: 10, newCount: 20, insertions: Array(10..<20)))
+        collection.nextPage()
+        waitUntil("the third page") { log.count == 3 }
+        #expect(log.rows == rows(0..<25) && !collection.hasNext && collection.hasPrevious)
+        collection.resetPage()
+        waitUntil("back to one page") { log.count == 4 }
+        #expect(log.lastChangeset?.deletions == Array(10..<25))
+        #expect(log.problems.isEmpty && collection[9] == TestRow(id: 9, content: 0))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func statusIsDeliveredWithEachEvent() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>())
+        let statuses = StatusLog()
+        let token = collection.observe { statuses.append($0.status) }
+        waitUntil("the initial event") { statuses.values.count == 1 }
+        collection.update(rows(0..<2), status: LiveStatus(data: .local, loading: .loading))
+        waitUntil("the local data") { statuses.values.count == 2 }
+        collection.update(rows(0..<3), status: LiveStatus(data: .fresh, loading: .loaded))
+        waitUntil("the fresh data") { statuses.values.last == LiveStatus(data: .fresh, loading: .loaded) }
+        #expect(statuses.values.first == .some(nil))
+        #expect(collection.observers.map(\.once) == [false])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func asyncSequenceReproducesSnapshotsAndCoalesces() async {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<5))
+        let producer = Task.detached {
+            for step in 1...2_000 { collection.update(rows(0..<(step % 40), content: step % 3)) }
+            return collection.elements
+        }
+        var copy: [TestRow] = []
+        var events = 0
+        let final = await producer.value
+        for await event in collection.events() {
+            events += 1
+            let result = checkApplication(event.changeset, old: event.isInitial ? [] : copy, new: event.snapshot,
+                                          sameIdentity: { $0.id == $1.id }, sameContent: ==)
+            #expect(result.problems.isEmpty)
+            copy = event.snapshot
+            if copy == final { break }
+        }
+        #expect(copy == final)
+        #expect(events < 2_000) // the consumer started late: the burst was coalesced
+        waitUntil("the ended sequence to leave the observers") { collection.observers.isEmpty }
+    }
+
+    @Test @MainActor func mainActorDelivery() async {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<2))
+        let received: Int = await withCheckedContinuation { continuation in
+            let box = TokenBox()
+            box.token = collection.observeOnMain { event in
+                MainActor.assertIsolated()
+                box.token = nil
+                continuation.resume(returning: event.snapshot.count)
+            }
+        }
+        #expect(received == 2)
+    }
+}
+
+final class StatusLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [LiveStatus?] = []
+    func append(_ status: LiveStatus?) { lock.lock(); storage.append(status); lock.unlock() }
+    var values: [LiveStatus?] { lock.lock(); defer { lock.unlock() }; return storage }
+}
+
+@MainActor final class TokenBox: Sendable {
+    var token: ObservationToken?
+}
