@@ -12,7 +12,7 @@ public struct RunCommand: ParsableCommand {
         abstract: "Time every engine on the seeded scenarios, after checking each answer against SPEC.md section 4."
     )
 
-    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \(allScenarios.map(\.name).joined(separator: ", ")).")
+    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name)).joined(separator: ", ")).")
     var scenario: String?
 
     @Option(help: "Comma-separated row counts: only scenarios of these sizes (e.g. 5000).")
@@ -35,7 +35,9 @@ public struct RunCommand: ParsableCommand {
         if let engines, let unknown = parseList(engines).first(where: { !engineNames.contains($0) }) {
             throw ValidationError("unknown engine '\(unknown)'; engines: \(engineNames.joined(separator: ", "))")
         }
-        if selectedScenarios().isEmpty { throw ValidationError("no scenario matches --scenario and --size") }
+        if selectedScenarios().isEmpty && selectedStreams().isEmpty {
+            throw ValidationError("no scenario matches --scenario and --size")
+        }
     }
 
     func selectedScenarios() -> [Scenario] {
@@ -43,6 +45,14 @@ public struct RunCommand: ParsableCommand {
         let sizes = size.map { parseList($0).compactMap { Int($0) } }
         return allScenarios.filter { candidate in
             (names?.contains { candidate.name.hasPrefix($0) } ?? true) && (sizes?.contains(candidate.size) ?? true)
+        }
+    }
+
+    func selectedStreams() -> [SnapshotStream] {
+        let names = scenario.map(parseList)
+        let sizes = size.map { parseList($0).compactMap { Int($0) } }
+        return allStreams.filter { stream in
+            (names?.contains { stream.name.hasPrefix($0) } ?? true) && (sizes?.contains(stream.rows) ?? true)
         }
     }
 
@@ -92,6 +102,17 @@ public struct RunCommand: ParsableCommand {
                 results[index].ratioToFlat = floor.map { time / $0 }
             }
             measurements += results
+        }
+        for stream in selectedStreams() {
+            progress("\(stream.name): generating (\(stream.summary))")
+            let snapshots = stream.make()
+            for (engine, measure) in [
+                ("differ-keypath", { measureStream(stream, snapshots: snapshots, engine: "differ-keypath", adapter: KeyPathAdapter(identity: \Row.id, content: \.value)) }),
+                ("differ-identifiable", { measureStream(stream, snapshots: snapshots, engine: "differ-identifiable", adapter: IdentifiableAdapter<Row>()) }),
+            ] as [(String, () -> Measurement)] where wanted?.contains(engine) ?? true {
+                progress("\(stream.name): \(engine): checking every tenth update, then timing each")
+                measurements.append(measure())
+            }
         }
         print(renderTable(measurements))
         if let json {

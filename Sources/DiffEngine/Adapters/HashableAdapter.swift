@@ -21,7 +21,7 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
     @inlinable
-    public func identityKey(of row: Element) -> UInt64 { keyFunction.key(row) }
+    public func identityKey(of row: Element) -> UInt64 { keyFunction(row) }
 
     @inlinable
     public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs == rhs }

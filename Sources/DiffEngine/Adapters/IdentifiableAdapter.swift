@@ -31,7 +31,7 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
     @inlinable
-    public func identityKey(of row: Element) -> UInt64 { keyFunction.key(row.id) }
+    public func identityKey(of row: Element) -> UInt64 { keyFunction(row.id) }
 
     @inlinable
     public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs.id == rhs.id }

@@ -37,6 +37,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// - Parameters:
     ///   - identity: the key path of each row's identity.
     ///   - content: the key paths of the fields compared for updates.
+    @inlinable
     public init(identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>) {
         self.identity = identity
         self.content = (repeat each content)
@@ -46,19 +47,22 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         contentHashers = Self.hashers(repeat each content)
     }
 
+    @inlinable
     static func offsets(_ paths: repeat KeyPath<Row, each Content>) -> [Int?] {
         var offsets: [Int?] = []
         for path in repeat each paths { offsets.append(MemoryLayout<Row>.offset(of: path)) }
         return offsets
     }
 
+    @inlinable
     static func hashers(_ paths: repeat KeyPath<Row, each Content>) -> [(Row) -> UInt64] {
         var hashers: [(Row) -> UInt64] = []
         for path in repeat each paths { hashers.append(hasher(for: path)) }
         return hashers
     }
 
-    private static func hasher<Value: Hashable>(for path: KeyPath<Row, Value>) -> (Row) -> UInt64 {
+    @inlinable
+    static func hasher<Value: Hashable>(for path: KeyPath<Row, Value>) -> (Row) -> UInt64 {
         let offset = MemoryLayout<Row>.offset(of: path)
         func read(_ row: Row) -> Value {
             guard let offset else { return row[keyPath: path] }
@@ -71,7 +75,8 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 
     /// `Value` is `Stable` here; the cast is between one type's two names.
-    private static func stableHasher<Value, Stable: StableHashable>(
+    @inlinable
+    static func stableHasher<Value, Stable: StableHashable>(
         _: Stable.Type, _ read: @escaping (Row) -> Value
     ) -> (Row) -> UInt64 {
         { unsafeBitCast(read($0), to: Stable.self).stableHash }
@@ -87,7 +92,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
     @inlinable
-    public func identityKey(of row: Row) -> UInt64 { keyFunction.key(read(row, identity, at: identityOffset)) }
+    public func identityKey(of row: Row) -> UInt64 { keyFunction(read(row, identity, at: identityOffset)) }
 
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
@@ -105,10 +110,18 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return true
     }
 
+    @inlinable
     public func contentHash(of row: Row) -> UInt64 {
-        guard var folded = contentHashers.first?(row) else { return 0 }
-        for hasher in contentHashers.dropFirst() { folded = combineStableHashes(folded, hasher(row)) }
-        return folded
+        var folded: UInt64?
+        var field = 0
+        for path in repeat each content {
+            // Common stable types directly; any other through its hasher chosen at init.
+            let value = read(row, path, at: contentOffsets[field])
+            let fieldHash = _directStableHash(value) ?? contentHashers[field](row)
+            folded = folded.map { combineStableHashes($0, fieldHash) } ?? fieldHash
+            field += 1
+        }
+        return folded ?? 0
     }
 
     public func identityDescription(of row: Row) -> String { String(describing: row[keyPath: identity]) }
@@ -119,6 +132,7 @@ extension KeyPathAdapter where ID: StableHashable {
     /// - Parameters:
     ///   - identity: the key path of each row's identity.
     ///   - content: the key paths of the fields compared for updates.
+    @inlinable
     public init(identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>) {
         self.identity = identity
         self.content = (repeat each content)

@@ -1,0 +1,115 @@
+import CMallocCounter
+import DiffEngine
+import DiffEngineTestSupport
+import Foundation
+
+/// A stream of snapshots for the stateful differ: each the previous one with `churn` of
+/// its rows changed (a quarter each deleted, inserted, moved, updated).
+struct SnapshotStream {
+    var name: String
+    var rows: Int
+    var snapshots: Int
+    var churn: Double
+
+    var summary: String {
+        "Differ over \(snapshots) snapshots of \(rows) rows, \(churn * 100)% churn each"
+    }
+
+    /// The snapshots, each made from the previous in one linear pass.
+    func make() -> [[Row]] {
+        var generator = SeededGenerator(seed: 0x57_AEA3 &+ UInt64(rows))
+        var nextID = 0
+        func fresh(_ generator: inout SeededGenerator) -> Row {
+            nextID += 1
+            return Row(id: nextID, value: Int.random(in: 0..<1000, using: &generator))
+        }
+        var current = (0..<rows).map { _ in fresh(&generator) }
+        var result = [current]
+        let changes = Swift.max(4, Int(Double(rows) * churn)) / 4
+        for _ in 1..<snapshots {
+            var drop = Set<Int>()
+            while drop.count < 2 * changes && drop.count < current.count { drop.insert(Int.random(in: 0..<current.count, using: &generator)) }
+            let dropped = Array(drop)
+            // Half the dropped rows are deleted; the other half move to a random place.
+            var inserts: [(position: Int, row: Row)] = dropped.dropFirst(changes).map { (Int.random(in: 0...current.count, using: &generator), current[$0]) }
+            inserts += (0..<changes).map { _ in (Int.random(in: 0...current.count, using: &generator), fresh(&generator)) }
+            inserts.sort { $0.position < $1.position }
+            var next: [Row] = []
+            next.reserveCapacity(current.count + changes)
+            var pending = inserts[...]
+            for index in current.indices {
+                while let first = pending.first, first.position == index {
+                    next.append(first.row)
+                    pending.removeFirst()
+                }
+                if !drop.contains(index) { next.append(current[index]) }
+            }
+            next.append(contentsOf: pending.map(\.row))
+            for _ in 0..<changes {
+                let index = Int.random(in: 0..<next.count, using: &generator)
+                next[index].value += 1
+            }
+            result.append(next)
+            current = next
+        }
+        return result
+    }
+}
+
+let allStreams = [
+    SnapshotStream(name: "differ-5k", rows: 5_000, snapshots: 200, churn: 0.01),
+    SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
+]
+
+/// Runs a differ over the stream twice: checking every tenth update against the
+/// reference, then timing each update. Per-update median, min and max; bytes kept a row
+/// (heap held by the differ between updates); allocations per update.
+func measureStream<Adapter: IdentifyingAdapter>(
+    _ stream: SnapshotStream, snapshots: [[Row]], engine: String, adapter: Adapter
+) -> Measurement where Adapter.Row == Row {
+    var measurement = Measurement(scenario: stream.name, engine: engine, status: "ok")
+    let checking = Differ(adapter: adapter)
+    _ = checking.diff(snapshots[0])
+    for index in 1..<snapshots.count {
+        let update = checking.diff(snapshots[index])
+        guard index % 10 == 1 else { continue }
+        let old = snapshots[index - 1], new = snapshots[index]
+        let application = checkApplication(update.changeset, old: old, new: new, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        var problems = application.problems
+        if problems.isEmpty {
+            problems = checkPairing(update.changeset, implied: application.implied, mode: .minimal,
+                                    reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==))
+        }
+        if !problems.isEmpty {
+            measurement.status = "FAIL: update \(index): \(problems.prefix(2).joined(separator: "; "))"
+            return measurement
+        }
+    }
+
+    let heapBefore = mc_current_bytes()
+    let differ = Differ(adapter: adapter)
+    _ = differ.diff(snapshots[0])
+    let clock = ContinuousClock()
+    var times: [Double] = []
+    let allocationsBefore = mc_allocations()
+    for snapshot in snapshots.dropFirst() {
+        var update: DifferUpdate<Adapter.Identity>?
+        let elapsed = clock.measure { update = differ.diff(snapshot) }
+        blackHole(update)
+        times.append(milliseconds(elapsed))
+    }
+    let allocations = mc_allocations() - allocationsBefore
+    let held = mc_current_bytes() - heapBefore
+    withExtendedLifetime(differ) {}
+    times.sort()
+    measurement.runs = times.count
+    measurement.medianMilliseconds = median(times)
+    measurement.minMilliseconds = times.first
+    measurement.maxMilliseconds = times.last
+    if mc_is_active() != 0 {
+        measurement.allocations = Int(allocations) / Swift.max(times.count, 1)
+        // Between updates the differ holds its kept state plus reusable buffers and workspace.
+        measurement.peakBytesPerRow = Double(held) / Double(stream.rows)
+    }
+    return measurement
+}
