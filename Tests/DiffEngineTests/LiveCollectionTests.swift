@@ -180,3 +180,20 @@ final class StatusLog: @unchecked Sendable {
 @MainActor final class TokenBox: Sendable {
     var token: ObservationToken?
 }
+
+@Suite struct LiveCollectionQuietTests {
+    /// An update that changes neither the rows nor the status is not delivered.
+    @Test func unchangedSnapshotsAreNotDelivered() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<3))
+        let log = EventLog()
+        let token = collection.observe { log.receive($0) }
+        waitUntil("the initial event") { log.count == 1 }
+        collection.update(rows(0..<3))
+        drain(collection)
+        #expect(log.count == 1)
+        collection.update(rows(0..<3), status: LiveStatus(data: .fresh, loading: .loaded))
+        waitUntil("the status change") { log.count == 2 }
+        #expect(log.lastChangeset?.hasChanges == false)
+        withExtendedLifetime(token) {}
+    }
+}

@@ -69,7 +69,8 @@ public struct LiveObserverInfo: Sendable, Hashable {
 /// - Diffing runs on the collection's own serial queue, off the producer's thread.
 /// - Coalescing: an observer still busy with one event gets, when it is done, one event
 ///   from its last delivered snapshot straight to the newest; the changes it receives
-///   always turn its last delivered snapshot into the new one.
+///   always turn its last delivered snapshot into the new one. An update that changes
+///   neither the observer's rows nor the status is not delivered.
 /// - Pages: with a `pageSize`, observers see the first `pageSize × pages` rows; a window
 ///   change is delivered as an ordinary changeset (growth is insertions at the end).
 /// - Handlers run on the queue given to `observe` (a private serial queue by default, or
@@ -100,6 +101,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         let once: Bool
         var delivery: Delivery
         var lastDelivered: [Element]?
+        var lastStatus: LiveStatus?
         var deliveredVersion = -1
         var deliveredCount = 0
         var inFlight = false
@@ -276,6 +278,12 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
                                   isInitial: observer.lastDelivered == nil)
             observer.lastDelivered = snapshot
             observer.deliveredVersion = currentVersion
+            // Nothing to tell: the rows and the status are what this observer last got.
+            if !event.isInitial && !changeset.hasChanges && eventStatus == observer.lastStatus {
+                lock.withLock { observer.inFlight = false }
+                continue
+            }
+            observer.lastStatus = eventStatus
             hand(event, to: observer)
         }
     }

@@ -27,6 +27,11 @@ enum AdapterKind: Int, CaseIterable {
     case identifiableIntIDs, keyPathStringIDs, byteRows, wholeValues, colliding
 }
 
+/// The renderers and the stateful differ, checked beside the plain diffs.
+enum ExtraMode: Int, CaseIterable {
+    case projection, sections, differStream
+}
+
 /// Decodes the input, diffs through the public API and checks the answer against the
 /// naive reference (SPEC.md section 4). On a disagreement: both answers and the input in
 /// hex on stderr, then abort, in release builds too.
@@ -41,9 +46,16 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
     let mode = MoveMode.allCases[first % 3]
     let policy = DuplicatePolicy.allCases[(first / 3) % 3]
     let alphabet = 2 + (first / 9) % 10
-    let adapter = AdapterKind.allCases[second % AdapterKind.allCases.count]
-    let weakBits = [0, 0, 1, 2, 3][(second / 5) % 5]
+    let kinds = AdapterKind.allCases.count + ExtraMode.allCases.count
+    let weakBits = [0, 0, 1, 2, 3][(second / kinds) % 5]
     let body = bytes.dropLast(3)
+    if second % kinds >= AdapterKind.allCases.count {
+        let mode = ExtraMode.allCases[second % kinds - AdapterKind.allCases.count]
+        fuzzExtra(mode, body: Array(body), moves: MoveMode.allCases[first % 3], alphabet: alphabet,
+                  split: split, weakBits: weakBits, input: bytes)
+        return
+    }
+    let adapter = AdapterKind.allCases[second % kinds]
     let oldCount = body.count * split / 255
     func row(_ byte: UInt8) -> FuzzRow {
         let id = Int(byte) % alphabet
@@ -112,10 +124,66 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
         problems += checkChangeset(changes, old: old, new: new, mode: mode, sameIdentity: identity, sameContent: sameContent)
     }
     guard !problems.isEmpty else { return }
-    var report = "fuzz_swift_api: \(adapter) \(mode) \(policy) weak bits \(weakBits)\n"
-    report += "  problems: \(problems.prefix(5))\n  old: \(old)\n  new: \(new)\n  engine: \(result)\n"
-    report += "  reference: \(referenceChangeset(old, new, sameIdentity: identity, sameContent: sameContent))\n"
-    report += "  input (\(bytes.count) bytes): " + bytes.map { String($0, radix: 16) }.joined(separator: " ") + "\n"
+    fail("\(adapter) \(mode) \(policy) weak bits \(weakBits)", problems: problems,
+         details: "old: \(old)\n  new: \(new)\n  engine: \(result)\n  reference: \(referenceChangeset(old, new, sameIdentity: identity, sameContent: sameContent))",
+         input: bytes)
+}
+
+/// Prints the disagreement, both answers and the input in hex, then aborts (in release too).
+func fail(_ what: String, problems: [String], details: String, input: [UInt8]) -> Never {
+    var report = "fuzz_swift_api: \(what)\n  problems: \(problems.prefix(5))\n  \(details)\n"
+    report += "  input (\(input.count) bytes): " + input.map { String($0, radix: 16) }.joined(separator: " ") + "\n"
     report.withCString { _ = write(2, $0, strlen($0)) }
     abort()
+}
+
+/// The projection, the staged sections and the differ, on rows decoded from `body`.
+func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int, split: Int, weakBits: Int, input: [UInt8]) {
+    func row(_ byte: UInt8) -> TestRow { TestRow(id: Int(byte) % alphabet, content: (Int(byte) / alphabet) % 4) }
+    let sameRow: (TestRow, TestRow) -> Bool = { $0.id == $1.id }
+    switch mode {
+    case .projection:
+        // Every projection passes the UIKit-rules validator and applies to the new rows.
+        let oldCount = body.count * split / 255
+        let old = body.prefix(oldCount).map(row), new = body.dropFirst(oldCount).map(row)
+        let changes = try! diff(old, new, options: DiffOptions(moves: moves))
+        let batch = BatchUpdateRenderer().render(changes)
+        let problems = simulateBatch(batch, from: [SectionData(header: 0, items: old)], to: [SectionData(header: 0, items: new)],
+                                     sameSection: ==, sameHeaderContent: ==, sameItem: sameRow, sameItemContent: ==)
+        if !problems.isEmpty { fail("projection \(moves)", problems: problems, details: "old: \(old)\n  new: \(new)\n  batch: \(batch)", input: input) }
+    case .sections:
+        // Bytes with low nibble 15 open a section (header id from the high bits); the others are items.
+        func sections(_ bytes: ArraySlice<UInt8>) -> [SectionData<TestRow, TestRow>] {
+            var result: [SectionData<TestRow, TestRow>] = []
+            for byte in bytes {
+                if byte & 15 == 15 {
+                    result.append(SectionData(header: TestRow(id: Int(byte >> 4) % 5, content: Int(byte >> 6)), items: []))
+                } else if result.isEmpty {
+                    result.append(SectionData(header: TestRow(id: 9, content: 0), items: [row(byte)]))
+                } else {
+                    result[result.count - 1].items.append(row(byte))
+                }
+            }
+            return result
+        }
+        let oldCount = body.count * split / 255
+        let old = sections(body.prefix(oldCount)), new = sections(body.dropFirst(oldCount))
+        let staged = try! stagedDiff(old, new, headers: IdentifiableAdapter<TestRow>(), items: IdentifiableAdapter<TestRow>(),
+                                     options: DiffOptions(moves: moves))
+        let problems = checkStages(staged, old: old, new: new)
+        if !problems.isEmpty { fail("sections \(moves)", problems: problems, details: "old: \(old)\n  new: \(new)\n  stages: \(staged.stages.map(\.batch))", input: input) }
+    case .differStream:
+        // Byte 0xFF separates snapshots; each update must reproduce its snapshot.
+        let snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
+        let differ = Differ(adapter: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
+        differ.weakenedIdentityHashBits = weakBits
+        var previous: [TestRow] = []
+        for (index, snapshot) in snapshots.enumerated() {
+            let update = differ.diff(snapshot)
+            var problems = checkChangeset(update.changeset, old: previous, new: snapshot, mode: moves)
+            if update.isInitial != (index == 0) { problems.append("isInitial is \(update.isInitial) at update \(index)") }
+            if !problems.isEmpty { fail("differ stream \(moves) weak bits \(weakBits)", problems: problems, details: "update \(index): old: \(previous)\n  new: \(snapshot)", input: input) }
+            previous = snapshot
+        }
+    }
 }
