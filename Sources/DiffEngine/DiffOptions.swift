@@ -50,11 +50,14 @@ public struct DiffOptions: Sendable, Hashable {
     @_spi(Testing)
     public var weakenedIdentityHashBits: Int {
         get { identityHashBits }
-        set {
-            precondition((0...63).contains(newValue), "weakenedIdentityHashBits must be in 0...63")
-            identityHashBits = newValue
-        }
+        set { identityHashBits = _checkedHashBits(newValue) }
     }
+}
+
+/// A testing key-bit count, checked: 0 keeps every bit, 1...63 keep that many low bits.
+func _checkedHashBits(_ bits: Int) -> Int {
+    precondition((0...63).contains(bits), "weakenedIdentityHashBits must be in 0...63")
+    return bits
 }
 
 /// The error of `DuplicatePolicy.reject`: an identity occurs twice on one side.

@@ -33,7 +33,21 @@ struct CountingAdapter: RowAdapter {
     func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
 }
 
+/// The README's plugin example, as printed there.
+struct CaseInsensitiveNames: RowAdapter {
+    func identityKey(of row: String) -> UInt64 { row.lowercased().stableHash }
+    func identitiesEqual(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+    func contentsEqual(_ a: String, _ b: String) -> Bool { a == b }   // a case change is an update
+    func contentHash(of row: String) -> UInt64 { row.stableHash }
+}
+
 @Suite struct AdapterTests {
+    @Test func readmePluginExample() throws {
+        let changes = try diff(["Ann", "bob"], ["ann", "Bob", "cy"], using: CaseInsensitiveNames())
+        #expect(changes == Changeset(oldCount: 2, newCount: 3, insertions: [2],
+                                     updates: [IndexPair(old: 0, new: 0), IndexPair(old: 1, new: 1)]))
+    }
+
     @Test func keyPathsPickIdentityAndContentFields() throws {
         let old = [Product(sku: "a", title: "Apple", price: 1, stock: 5), Product(sku: "b", title: "Pear", price: 2, stock: 1)]
         var new = old

@@ -56,9 +56,10 @@ public struct FilesCommand: ParsableCommand {
             let problems = verify(output, old: old, new: new)
             failed = failed || !problems.isEmpty
             times.sort()
-            lines.append(String(format: "%-7@ %-10d %7.1f %10.3f %9.3f %9.3f  %@", format.rawValue as NSString, rows, megabytes,
-                                median(times), times.first!, times.last!,
-                                (problems.isEmpty ? "ok" : "FAIL: \(problems.prefix(2).joined(separator: "; "))") as NSString))
+            let verdict = problems.isEmpty ? "ok" : "FAIL: \(problems.prefix(2).joined(separator: "; "))"
+            lines.append(format.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                         + String(rows).padding(toLength: 10, withPad: " ", startingAt: 0)
+                         + String(format: "%8.1f %10.3f %9.3f %9.3f  ", megabytes, median(times), times.first!, times.last!) + verdict)
         }
         print(lines.joined(separator: "\n"))
         if failed { throw ExitCode(1) }

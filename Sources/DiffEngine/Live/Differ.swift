@@ -72,8 +72,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         get { identityHashBits }
         set {
             precondition(keepsIdentities || newValue == 0, "weakened hashes need keepsIdentities to verify matches")
-            precondition((0...63).contains(newValue), "weakenedIdentityHashBits must be in 0...63")
-            identityHashBits = newValue
+            identityHashBits = _checkedHashBits(newValue)
         }
     }
 
