@@ -32,6 +32,13 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// fields, `hashValue` for the others (no dynamic cast per row).
     @usableFromInline
     let contentHashers: [(Row) -> UInt64]
+    /// When the identity is a stored 8-byte integer, its offset: the key is those bits.
+    @usableFromInline
+    let identityIntegerOffset: Int?
+    /// When every content field is a stored 8-byte integer, their offsets: each field's
+    /// stable hash is its bits, loaded with no generic dispatch.
+    @usableFromInline
+    let contentIntegerOffsets: [Int]?
 
     /// An adapter keyed by the identity's per-process `hashValue`.
     /// - Parameters:
@@ -45,6 +52,29 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         identityOffset = MemoryLayout<Row>.offset(of: identity)
         contentOffsets = Self.offsets(repeat each content)
         contentHashers = Self.hashers(repeat each content)
+        identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
+        contentIntegerOffsets = Self.integerOffsets(repeat each content)
+    }
+
+    /// Whether values of `type` are 8-byte integers, whose stable hash is their bits.
+    @inlinable
+    static func isEightByteInteger(_ type: Any.Type) -> Bool {
+        type == Int.self || type == Int64.self || type == UInt64.self || type == UInt.self
+    }
+
+    /// The offsets of the content fields when all are stored 8-byte integers, else nil.
+    @inlinable
+    static func integerOffsets(_ paths: repeat KeyPath<Row, each Content>) -> [Int]? {
+        var offsets: [Int] = []
+        var allIntegers = true
+        for path in repeat each paths {
+            if let offset = MemoryLayout<Row>.offset(of: path), isEightByteInteger(type(of: path).valueType) {
+                offsets.append(offset)
+            } else {
+                allIntegers = false
+            }
+        }
+        return allIntegers ? offsets : nil
     }
 
     @inlinable
@@ -92,7 +122,12 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
     @inlinable
-    public func identityKey(of row: Row) -> UInt64 { keyFunction(read(row, identity, at: identityOffset)) }
+    public func identityKey(of row: Row) -> UInt64 {
+        if keyFunction.isStable, let offset = identityIntegerOffset {
+            return withUnsafeBytes(of: row) { $0.load(fromByteOffset: offset, as: UInt64.self) }
+        }
+        return keyFunction(read(row, identity, at: identityOffset))
+    }
 
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
@@ -112,6 +147,15 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
 
     @inlinable
     public func contentHash(of row: Row) -> UInt64 {
+        if let offsets = contentIntegerOffsets, !offsets.isEmpty {
+            return withUnsafeBytes(of: row) { bytes in
+                var folded = bytes.load(fromByteOffset: offsets[0], as: UInt64.self)
+                for offset in offsets.dropFirst() {
+                    folded = combineStableHashes(folded, bytes.load(fromByteOffset: offset, as: UInt64.self))
+                }
+                return folded
+            }
+        }
         var folded: UInt64?
         var field = 0
         for path in repeat each content {
@@ -140,5 +184,7 @@ extension KeyPathAdapter where ID: StableHashable {
         identityOffset = MemoryLayout<Row>.offset(of: identity)
         contentOffsets = Self.offsets(repeat each content)
         contentHashers = Self.hashers(repeat each content)
+        identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
+        contentIntegerOffsets = Self.integerOffsets(repeat each content)
     }
 }
