@@ -6,11 +6,11 @@
 #define DC_NO_ROW UINT32_MAX
 
 /* minimal and none: marks as moved every paired row off one longest increasing
- * subsequence of the new indexes taken in old order. Patience sorting with predecessor
- * links, O(k log k); a row that extends the longest pile costs O(1), so input that is
- * mostly in order runs in about linear time. Ties: each pile keeps the row that came
- * last in old order, and the subsequence is read back from the last pile, so the same
- * input always gives the same moves. */
+ * subsequence of the new indexes taken in old order. Patience sorting, O(k log k); a row
+ * that extends the longest pile or replaces its top costs O(1), so input that is mostly
+ * in order runs in about linear time. Ties: each pile keeps the row that came last in old
+ * order, and the subsequence is read back from the last pile, so the same input always
+ * gives the same moves. */
 static void dc_mark_off_lis(dc_workspace_t *ws) {
     const size_t m = ws->old_count, prefix = ws->prefix_length;
     const uint32_t *old_to_new = dc_old_to_new(ws);
@@ -28,9 +28,8 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     if (increasing) return;
 
     // The table region is free after matching and holds at least 3 * m uint32 values.
-    uint32_t *predecessor = (uint32_t *)dc_table(ws); /* by old row */
-    uint32_t *pile_top_row = predecessor + m;          /* old row on top of each pile */
-    uint32_t *pile_top_value = pile_top_row + m;       /* its new index */
+    uint32_t *level = (uint32_t *)dc_table(ws);   /* by old row: its pile */
+    uint32_t *pile_top_value = level + m;        /* the new index on top of each pile */
     size_t piles = 0;
     for (size_t i = prefix; i < m; i++) {
         uint32_t value = old_to_new[i];
@@ -49,14 +48,20 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
             }
             pile = low;
         }
-        predecessor[i] = pile ? pile_top_row[pile - 1] : DC_NO_ROW;
-        pile_top_row[pile] = (uint32_t)i;
+        level[i] = (uint32_t)pile;
         pile_top_value[pile] = value;
     }
 
-    // Every paired row after the prefix moves, except those on the chosen subsequence.
-    for (uint32_t row = piles ? pile_top_row[piles - 1] : DC_NO_ROW; row != DC_NO_ROW; row = predecessor[row]) {
-        dc_bit_clear(moved, old_to_new[row]);
+    // Read one longest subsequence back, last to first. A row's predecessor is the pile
+    // top one level down when it was placed: the latest earlier row of that level. So a
+    // backward scan for the wanted level finds it with sequential reads only, and its new
+    // index is below the row's by the piles' invariant.
+    size_t wanted = piles;
+    for (size_t i = m; wanted > 0 && i-- > prefix;) {
+        uint32_t value = old_to_new[i];
+        if (value == DC_UNPAIRED || level[i] != wanted - 1) continue;
+        dc_bit_clear(moved, value);
+        wanted--;
     }
 }
 

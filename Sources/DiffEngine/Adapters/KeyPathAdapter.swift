@@ -129,6 +129,34 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return keyFunction(read(row, identity, at: identityOffset))
     }
 
+    /// Integer identities are read straight out of the rows' memory, a stride apart.
+    public func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == keys.count, "one key a row")
+        guard keyFunction.isStable, let offset = identityIntegerOffset, let base = rows.baseAddress else {
+            for index in rows.indices { keys[index] = identityKey(of: rows[index]) }
+            return
+        }
+        let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
+        for index in rows.indices { keys[index] = raw.load(fromByteOffset: index * stride + offset, as: UInt64.self) }
+    }
+
+    /// All-integer contents are read straight out of the rows' memory, a stride apart.
+    public func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == hashes.count, "one hash a row")
+        guard let offsets = contentIntegerOffsets, let first = offsets.first, let base = rows.baseAddress else {
+            for index in rows.indices { hashes[index] = contentHash(of: rows[index]) }
+            return
+        }
+        let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
+        for index in rows.indices {
+            var folded = raw.load(fromByteOffset: index * stride + first, as: UInt64.self)
+            for offset in offsets.dropFirst() {
+                folded = combineStableHashes(folded, raw.load(fromByteOffset: index * stride + offset, as: UInt64.self))
+            }
+            hashes[index] = folded
+        }
+    }
+
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
         read(lhs, identity, at: identityOffset) == read(rhs, identity, at: identityOffset)

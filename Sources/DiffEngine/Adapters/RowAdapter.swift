@@ -36,6 +36,10 @@ public protocol RowAdapter {
     /// A 64-bit hash of a row's content, equal for equal contents.
     func contentHash(of row: Row) -> UInt64
 
+    /// Writes the content hash of each row in `rows` to `hashes` (same count). Override it
+    /// when hashes are cheaper to compute in bulk.
+    func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>)
+
     /// A short description of a row's identity, for error messages.
     func identityDescription(of row: Row) -> String
 }
@@ -49,6 +53,14 @@ extension RowAdapter {
         precondition(rows.count == keys.count, "one key a row")
         for index in rows.indices {
             keys[index] = identityKey(of: rows[index])
+        }
+    }
+
+    @inlinable
+    public func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == hashes.count, "one hash a row")
+        for index in rows.indices {
+            hashes[index] = contentHash(of: rows[index])
         }
     }
 

@@ -111,7 +111,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         nextKeys.append(contentsOf: repeatElement(0, count: rows.count))
         nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
         nextContents.removeAll(keepingCapacity: true)
-        for row in rows { nextContents.append(adapter.contentHash(of: row)) }
+        nextContents.append(contentsOf: repeatElement(0, count: rows.count))
+        nextContents.withUnsafeMutableBufferPointer { adapter.writeContentHashes(of: rows, to: $0) }
         nextIdentities.removeAll(keepingCapacity: true)
         if keepsIdentities {
             for row in rows { nextIdentities.append(adapter.identity(of: row)) }
