@@ -130,6 +130,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 
     /// Integer identities are read straight out of the rows' memory, a stride apart.
+    @inlinable
     public func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == keys.count, "one key a row")
         guard keyFunction.isStable, let offset = identityIntegerOffset, let base = rows.baseAddress else {
@@ -141,6 +142,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 
     /// All-integer contents are read straight out of the rows' memory, a stride apart.
+    @inlinable
     public func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == hashes.count, "one hash a row")
         guard let offsets = contentIntegerOffsets, let first = offsets.first, let base = rows.baseAddress else {
