@@ -32,6 +32,21 @@ enum FileFormat: String, CaseIterable {
     }
 }
 
+/// Opens `path` for reading; it must be a regular file. Returns the descriptor (the
+/// caller closes it) and the size.
+func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, size: Int) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else {
+        throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
+    }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        close(descriptor)
+        throw InputError(file: path, line: nil, message: "not a regular file")
+    }
+    return (descriptor, Int(info.st_size))
+}
+
 /// Reads files whole into one buffer (old then new), so that byte rows of both sides are
 /// spans of a single buffer and are hashed in C straight from it.
 func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges: [Range<Int>]) {
@@ -39,16 +54,9 @@ func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges:
     var descriptors: [Int32] = []
     defer { descriptors.forEach { _ = close($0) } }
     for path in paths {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
+        let (descriptor, size) = try openRegularFile(path)
         descriptors.append(descriptor)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw InputError(file: path, line: nil, message: "not a regular file")
-        }
-        sizes.append(Int(info.st_size))
+        sizes.append(size)
     }
     let total = sizes.reduce(0, +)
     var ranges: [Range<Int>] = []
@@ -93,16 +101,8 @@ final class MappedFile {
     let bytes: UnsafeRawBufferPointer
 
     init(path: String) throws(InputError) {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
+        let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw InputError(file: path, line: nil, message: "not a regular file")
-        }
-        let size = Int(info.st_size)
         guard size > 0 else {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             return
