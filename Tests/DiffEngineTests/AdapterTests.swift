@@ -55,7 +55,7 @@ struct CaseInsensitiveNames: RowAdapter {
         new[1].price = 3 // a content field: an update
         let changes = try diff(old, new, identity: \.sku, content: \.title, \.price)
         #expect(changes.updates == [IndexPair(old: 1, new: 1)])
-        #expect(!changes.hasChanges == false)
+        #expect(changes.hasChanges)
         #expect(checkChangeset(changes, old: old, new: new, mode: .minimal,
                                sameIdentity: { $0.sku == $1.sku },
                                sameContent: { $0.title == $1.title && $0.price == $1.price }).isEmpty)

@@ -89,6 +89,18 @@ import Testing
         }
     }
 
+    /// The flat-keys API (precomputed exact keys and content hashes) on random inputs with
+    /// many duplicates.
+    @Test(arguments: MoveMode.allCases)
+    func flatKeysMatchTheReference(mode: MoveMode) {
+        Self.run(seed: 0xF1A7 &+ UInt64(mode.hashValue & 0xff)) { old, new in
+            let changes = diff(oldKeys: old.map { $0.id.stableHash }, newKeys: new.map { $0.id.stableHash },
+                               oldContentHashes: old.map { $0.content.stableHash },
+                               newContentHashes: new.map { $0.content.stableHash }, moves: mode)
+            return checkChangeset(changes, old: old, new: new, mode: mode)
+        }
+    }
+
     /// The same input gives the same output: moves are deterministic.
     @Test func deterministic() throws {
         var generator = SeededGenerator(seed: 99)
