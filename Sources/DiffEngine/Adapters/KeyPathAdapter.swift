@@ -186,16 +186,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
                 return folded
             }
         }
-        var folded: UInt64?
-        var field = 0
-        for path in repeat each content {
-            // Common stable types directly; any other through its hasher chosen at init.
-            let value = read(row, path, at: contentOffsets[field])
-            let fieldHash = _directStableHash(value) ?? contentHashers[field](row)
-            folded = folded.map { combineStableHashes($0, fieldHash) } ?? fieldHash
-            field += 1
-        }
-        return folded ?? 0
+        guard var folded = contentHashers.first?(row) else { return 0 }
+        for hasher in contentHashers.dropFirst() { folded = combineStableHashes(folded, hasher(row)) }
+        return folded
     }
 
     public func identityDescription(of row: Row) -> String { String(describing: row[keyPath: identity]) }

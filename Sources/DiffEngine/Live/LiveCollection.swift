@@ -233,13 +233,19 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
     }
 
     private func addObserver(once: Bool, delivery: Delivery) -> ObservationToken {
+        let (_, token) = register(once: once, delivery: delivery)
+        scheduleDeliveries()
+        return token
+    }
+
+    /// Adds an observer; its token removes it.
+    private func register(once: Bool, delivery: Delivery) -> (UInt64, ObservationToken) {
         let id = lock.withLock { () -> UInt64 in
             nextObserverID += 1
             activeObservers[nextObserverID] = Observer(id: nextObserverID, once: once, delivery: delivery)
             return nextObserverID
         }
-        scheduleDeliveries()
-        return ObservationToken { [weak self] in self?.removeObserver(id) }
+        return (id, ObservationToken { [weak self] in self?.removeObserver(id) })
     }
 
     private func removeObserver(_ id: UInt64) {
@@ -326,14 +332,9 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         LiveEvents(collection: self)
     }
 
-    /// Registers a pull observer; returns its id.
+    /// Registers a pull observer (it is served once it waits in `nextEvent`).
     fileprivate func addPullObserver() -> (UInt64, ObservationToken) {
-        let id = lock.withLock { () -> UInt64 in
-            nextObserverID += 1
-            activeObservers[nextObserverID] = Observer(id: nextObserverID, once: false, delivery: .pull(nil))
-            return nextObserverID
-        }
-        return (id, ObservationToken { [weak self] in self?.removeObserver(id) })
+        register(once: false, delivery: .pull(nil))
     }
 
     /// Waits for the pull observer's next event; nil once it has ended.
