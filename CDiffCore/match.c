@@ -27,9 +27,9 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     regions.table_capacity = capacity;
     if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
     regions.table_offset = total;
-    /* After matching, the moves pass reuses this region for three uint32_t arrays of
-     * old_count entries; size it for whichever is larger. */
-    size_t table_bytes = capacity * 8 > old_count * 12 ? capacity * 8 : old_count * 12;
+    /* After matching, the moves pass reuses this region for 16 bytes an old row (runs and
+     * pile tops); size it for whichever is larger. */
+    size_t table_bytes = capacity * 8 > old_count * 16 ? capacity * 8 : old_count * 16;
     if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, table_bytes)) return 0;
     regions.old_to_new_offset = total;
     if (!dc_add_region(&total, old_count * 4)) return 0;
@@ -275,6 +275,24 @@ static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *n
     }
 }
 
+/* Writes the indexes whose partner is DC_UNPAIRED. Unpaired rows are usually few, so
+ * blocks without one are skipped with a branch-free test the compiler vectorizes. */
+static void dc_write_unpaired(const uint32_t *partner, size_t count, int64_t offset, int64_t *out) {
+    enum { block = 16 };
+    size_t written = 0, index = 0;
+    for (; index + block <= count; index += block) {
+        uint32_t any = 0;
+        for (size_t k = 0; k < block; k++) any |= partner[index + k] == DC_UNPAIRED;
+        if (!any) continue;
+        for (size_t k = 0; k < block; k++) {
+            if (partner[index + k] == DC_UNPAIRED) out[written++] = (int64_t)(index + k) + offset;
+        }
+    }
+    for (; index < count; index++) {
+        if (partner[index] == DC_UNPAIRED) out[written++] = (int64_t)index + offset;
+    }
+}
+
 dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buffers_t *out) {
     dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_FINISHED);
     if (ws == NULL) return DC_ERR_WRONG_STATE;
@@ -292,14 +310,8 @@ dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buf
     const int64_t offset = (int64_t)index_offset;
     const uint32_t *old_to_new = dc_old_to_new(ws);
     const uint32_t *new_to_old = dc_pairing(ws);
-    size_t written = 0;
-    for (size_t i = 0; i < ws->old_count; i++) {
-        if (old_to_new[i] == DC_UNPAIRED) out->deletions[written++] = (int64_t)i + offset;
-    }
-    written = 0;
-    for (size_t j = 0; j < ws->new_count; j++) {
-        if (new_to_old[j] == DC_UNPAIRED) out->insertions[written++] = (int64_t)j + offset;
-    }
+    if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, offset, out->deletions);
+    if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, offset, out->insertions);
     if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
     if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
     return DC_OK;

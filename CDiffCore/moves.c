@@ -5,12 +5,35 @@
 
 #define DC_NO_ROW UINT32_MAX
 
+/* Sets bits [first, first + count) of `bits`. */
+static void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
+    size_t end = first + count;
+    while (first < end) {
+        size_t word = first / 64, offset = first % 64;
+        size_t span = 64 - offset < end - first ? 64 - offset : end - first;
+        uint64_t mask = span == 64 ? UINT64_MAX : ((UINT64_C(1) << span) - 1) << offset;
+        bits[word] |= mask;
+        first += span;
+    }
+}
+
+/* A run: paired rows that are consecutive in old order and whose new indexes are
+ * consecutive integers. Patience sorting places a run's rows on consecutive piles (the
+ * first on pile `pile`), so the whole pass works a run at a time. */
+typedef struct dc_run {
+    uint32_t first_value; /* new index of the run's first row */
+    uint32_t length;
+    uint32_t pile;        /* the pile of its first row: the longest subsequence before it */
+} dc_run_t;
+
 /* minimal and none: marks as moved every paired row off one longest increasing
- * subsequence of the new indexes taken in old order. Patience sorting, O(k log k); a row
- * that extends the longest pile or replaces its top costs O(1), so input that is mostly
- * in order runs in about linear time. Ties: each pile keeps the row that came last in old
- * order, and the subsequence is read back from the last pile, so the same input always
- * gives the same moves. */
+ * subsequence of the new indexes taken in old order. Patience sorting, O(k log k) for k
+ * paired rows, done a run at a time: a run lands on consecutive piles (the pile tops are
+ * strictly increasing and its values are consecutive), so it costs one search plus
+ * sequential writes, and rows that kept their order cost almost nothing. Ties: each pile
+ * keeps the row that came last in old order, and the subsequence is read back from the
+ * last pile, taking the latest row of each pile that fits, so the same input always gives
+ * the same moves. */
 static void dc_mark_off_lis(dc_workspace_t *ws) {
     const size_t m = ws->old_count, prefix = ws->prefix_length;
     const uint32_t *old_to_new = dc_old_to_new(ws);
@@ -27,41 +50,74 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     }
     if (increasing) return;
 
-    // The table region is free after matching and holds at least 3 * m uint32 values.
-    uint32_t *level = (uint32_t *)dc_table(ws);   /* by old row: its pile */
-    uint32_t *pile_top_value = level + m;        /* the new index on top of each pile */
-    size_t piles = 0;
-    for (size_t i = prefix; i < m; i++) {
-        uint32_t value = old_to_new[i];
-        if (value == DC_UNPAIRED) continue;
-        dc_bit_set(moved, value); /* cleared below for the rows on the subsequence */
-        size_t pile;
-        if (piles == 0 || value > pile_top_value[piles - 1]) {
-            pile = piles++;
-        } else if (piles == 1 || value > pile_top_value[piles - 2]) {
+    // The table region is free after matching and holds at least 16 * m bytes (its
+    // capacity is at least 2 * m slots of 8 bytes): at most m runs of 12 bytes, then at
+    // most m pile tops of 4.
+    dc_run_t *runs = (dc_run_t *)dc_table(ws);
+    uint32_t *pile_top_value = (uint32_t *)(runs + m); /* the new index on top of each pile */
+    size_t run_count = 0, piles = 0;
+    size_t i = prefix;
+    for (;;) {
+        while (i < m && old_to_new[i] == DC_UNPAIRED) i++;
+        if (i == m) break;
+        const uint32_t first_value = old_to_new[i];
+        uint32_t length = 1;
+        i++;
+        // Rows continuing the run are tested a block at a time, branch-free (vectorized);
+        // after a block with a break in it, a block's worth row by row.
+        enum { block = 16 };
+        size_t row_by_row = 0;
+        while (i < m) {
+            if (row_by_row == 0 && i + block <= m) {
+                const uint32_t next = first_value + length;
+                uint32_t breaks = 0;
+                for (uint32_t k = 0; k < block; k++) breaks |= old_to_new[i + k] != next + k;
+                if (!breaks) {
+                    length += block;
+                    i += block;
+                    continue;
+                }
+                row_by_row = block;
+            }
+            if (row_by_row) row_by_row--;
+            uint32_t value = old_to_new[i];
+            if (value != DC_UNPAIRED) {
+                if (value != first_value + length) break;
+                length++;
+            }
+            i++;
+        }
+        size_t pile; /* the first pile whose top exceeds first_value, or a new one */
+        if (piles == 0 || first_value > pile_top_value[piles - 1]) {
+            pile = piles;
+        } else if (piles == 1 || first_value > pile_top_value[piles - 2]) {
             pile = piles - 1; /* the usual case right after one row out of place */
         } else {
-            size_t low = 0, high = piles - 2; /* first pile whose top exceeds value */
+            size_t low = 0, high = piles - 2;
             while (low < high) {
                 size_t middle = low + (high - low) / 2;
-                if (pile_top_value[middle] > value) high = middle; else low = middle + 1;
+                if (pile_top_value[middle] > first_value) high = middle; else low = middle + 1;
             }
             pile = low;
         }
-        level[i] = (uint32_t)pile;
-        pile_top_value[pile] = value;
+        for (uint32_t offset = 0; offset < length; offset++) pile_top_value[pile + offset] = first_value + offset;
+        if (pile + length > piles) piles = pile + length;
+        runs[run_count++] = (dc_run_t){ first_value, length, (uint32_t)pile };
     }
 
-    // Read one longest subsequence back, last to first. A row's predecessor is the pile
-    // top one level down when it was placed: the latest earlier row of that level. So a
-    // backward scan for the wanted level finds it with sequential reads only, and its new
-    // index is below the row's by the piles' invariant.
+    // Read one longest subsequence back, last to first: a row's predecessor is the latest
+    // earlier row one pile down, whose new index is below the row's by the piles'
+    // invariant. In a run whose piles hold the wanted one, that is the run's rows up to it;
+    // every other row is a move.
     size_t wanted = piles;
-    for (size_t i = m; wanted > 0 && i-- > prefix;) {
-        uint32_t value = old_to_new[i];
-        if (value == DC_UNPAIRED || level[i] != wanted - 1) continue;
-        dc_bit_clear(moved, value);
-        wanted--;
+    for (size_t r = run_count; r-- > 0;) {
+        const dc_run_t run = runs[r];
+        size_t kept = 0;
+        if (wanted > run.pile && wanted <= (size_t)run.pile + run.length) {
+            kept = wanted - run.pile;
+            wanted = run.pile;
+        }
+        if (kept < run.length) dc_bits_set_range(moved, run.first_value + kept, run.length - kept);
     }
 }
 

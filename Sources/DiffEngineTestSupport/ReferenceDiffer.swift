@@ -68,6 +68,28 @@ public func referenceDiff<Row>(
                            longestIncreasing: longest, displacedMoves: displaced)
 }
 
+/// The moves `MoveMode.minimal` reports for `pairs`, by the engine's documented tie rule,
+/// computed the slow way: a paired row's level is the length of the longest increasing
+/// subsequence (of new indexes in old order) that ends at it; the rows that stay are read
+/// back from the end, taking the last row of each level from the highest down. Sorted by
+/// new index.
+public func referenceMinimalMoves(_ pairs: [IndexPair]) -> [IndexPair] {
+    let inOldOrder = pairs.sorted { $0.old < $1.old }
+    var level = [Int](repeating: 1, count: inOldOrder.count)
+    for a in inOldOrder.indices {
+        for b in 0..<a where inOldOrder[b].new < inOldOrder[a].new {
+            level[a] = Swift.max(level[a], level[b] + 1)
+        }
+    }
+    var wanted = level.max() ?? 0
+    var stays = [Bool](repeating: false, count: inOldOrder.count)
+    for index in inOldOrder.indices.reversed() where wanted > 0 && level[index] == wanted {
+        stays[index] = true
+        wanted -= 1
+    }
+    return inOldOrder.indices.filter { !stays[$0] }.map { inOldOrder[$0] }.sorted { $0.new < $1.new }
+}
+
 /// The reference for `DuplicatePolicy.firstWins`: the rows kept (first occurrences) and the
 /// original indexes dropped.
 public func referenceDeduplicate<Row>(_ rows: [Row], sameIdentity: (Row, Row) -> Bool) -> (kept: [Row], dropped: [Int]) {

@@ -109,6 +109,47 @@ import Testing
             #expect(try diff(old, new) == diff(old, new))
         }
     }
+
+    /// Which rows move, not only how many, follows the documented tie rule, on random
+    /// scenarios and on block rearrangements (long runs of rows that kept their order,
+    /// which the core places a run at a time).
+    @Test func minimalMovesFollowTheTieRule() throws {
+        var generator = SeededGenerator(seed: 0x71E_0001)
+        for caseNumber in 0..<4_000 {
+            let (old, new) = caseNumber % 2 == 0
+                ? makeScenario(.random(using: &generator), using: &generator)
+                : Self.blockRearrangement(using: &generator)
+            let expected = referenceMinimalMoves(referenceDiff(old, new, sameIdentity: { $0.id == $1.id }, sameContent: ==).pairs)
+            let moves = try diff(old, new).moves
+            #expect(moves == expected, "case \(caseNumber)\nold \(old)\nnew \(new)")
+            if moves != expected { return }
+        }
+    }
+
+    /// Rows cut into blocks, a few blocks moved elsewhere, a few rows deleted and inserted.
+    static func blockRearrangement(using generator: inout SeededGenerator) -> (old: [TestRow], new: [TestRow]) {
+        let count = Int.random(in: 0...300, using: &generator)
+        let old = (0..<count).map { TestRow(id: $0, content: 0) }
+        var blocks: [[TestRow]] = []
+        var start = 0
+        while start < count {
+            let length = Int.random(in: 1...40, using: &generator)
+            blocks.append(Array(old[start..<Swift.min(count, start + length)]))
+            start += length
+        }
+        for _ in 0..<Int.random(in: 0...4, using: &generator) where blocks.count > 1 {
+            let block = blocks.remove(at: Int.random(in: 0..<blocks.count, using: &generator))
+            blocks.insert(block, at: Int.random(in: 0...blocks.count, using: &generator))
+        }
+        var new = blocks.flatMap { $0 }
+        for _ in 0..<Int.random(in: 0...5, using: &generator) where !new.isEmpty {
+            new.remove(at: Int.random(in: 0..<new.count, using: &generator))
+        }
+        for extra in 0..<Int.random(in: 0...5, using: &generator) {
+            new.insert(TestRow(id: count + extra, content: 0), at: Int.random(in: 0...new.count, using: &generator))
+        }
+        return (old, new)
+    }
 }
 
 /// An adapter with deliberately poor, non-exact keys (identity modulo 4), defined outside
