@@ -275,12 +275,14 @@ static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *n
     }
 }
 
-/* Writes the indexes whose partner is DC_UNPAIRED. Unpaired rows are usually few, so
+/* Writes the `unpaired` indexes whose partner is DC_UNPAIRED. Where they are sparse,
  * blocks without one are skipped with a branch-free test the compiler vectorizes. */
-static void dc_write_unpaired(const uint32_t *partner, size_t count, int64_t offset, int64_t *out) {
+static void dc_write_unpaired(const uint32_t *partner, size_t count, size_t unpaired,
+                              int64_t offset, int64_t *out) {
     enum { block = 16 };
     size_t written = 0, index = 0;
-    for (; index + block <= count; index += block) {
+    const bool sparse = unpaired < count / (2 * block);
+    for (; sparse && index + block <= count; index += block) {
         uint32_t any = 0;
         for (size_t k = 0; k < block; k++) any |= partner[index + k] == DC_UNPAIRED;
         if (!any) continue;
@@ -310,8 +312,8 @@ dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buf
     const int64_t offset = (int64_t)index_offset;
     const uint32_t *old_to_new = dc_old_to_new(ws);
     const uint32_t *new_to_old = dc_pairing(ws);
-    if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, offset, out->deletions);
-    if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, offset, out->insertions);
+    if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, c->deletions, offset, out->deletions);
+    if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, c->insertions, offset, out->insertions);
     if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
     if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
     return DC_OK;

@@ -63,10 +63,11 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
         const uint32_t first_value = old_to_new[i];
         uint32_t length = 1;
         i++;
-        // Rows continuing the run are tested a block at a time, branch-free (vectorized);
-        // after a block with a break in it, a block's worth row by row.
+        // Rows continuing the run are tested a block at a time, branch-free (vectorized),
+        // after a block's worth row by row (short runs never pay for a block test) and
+        // again after each block with a break in it.
         enum { block = 16 };
-        size_t row_by_row = 0;
+        size_t row_by_row = block;
         while (i < m) {
             if (row_by_row == 0 && i + block <= m) {
                 const uint32_t next = first_value + length;

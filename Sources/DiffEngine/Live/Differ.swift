@@ -104,14 +104,23 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         _withContiguousRows(rows) { buffer in diffRows(buffer) }
     }
 
+    /// Gives a reused buffer `count` elements, keeping (not zeroing) the ones it has: the
+    /// adapter overwrites every element.
+    @inlinable
+    static func resize(_ buffer: inout [UInt64], to count: Int) {
+        if buffer.count > count {
+            buffer.removeLast(buffer.count - count)
+        } else if buffer.count < count {
+            buffer.append(contentsOf: repeatElement(0, count: count - buffer.count))
+        }
+    }
+
     @inlinable
     func diffRows(_ rows: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
         // This call's keys, hashes and identities, into reused buffers.
-        nextKeys.removeAll(keepingCapacity: true)
-        nextKeys.append(contentsOf: repeatElement(0, count: rows.count))
+        Self.resize(&nextKeys, to: rows.count)
         nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
-        nextContents.removeAll(keepingCapacity: true)
-        nextContents.append(contentsOf: repeatElement(0, count: rows.count))
+        Self.resize(&nextContents, to: rows.count)
         nextContents.withUnsafeMutableBufferPointer { adapter.writeContentHashes(of: rows, to: $0) }
         nextIdentities.removeAll(keepingCapacity: true)
         if keepsIdentities {
