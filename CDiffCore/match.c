@@ -4,11 +4,45 @@
 #include "identity_table.h"
 #include "workspace.h"
 
-#define DC_NO_ROW UINT32_MAX
-/* In the chain: this old row was the last occurrence of its identity and is now paired. */
-#define DC_CONSUMED_LAST (UINT32_MAX - 1)
-/* In the chain: this old row's identity occurs nowhere else in the old rows (not yet paired). */
-#define DC_UNIQUE (UINT32_MAX - 2)
+/* The occurrence chain holds, for each old row (row indexes stay below DC_MAX_ROWS):
+ *   an old index         unpaired; the next old occurrence of its identity;
+ *   DC_LAST_OF_SEVERAL   unpaired; the last of several occurrences;
+ *   DC_UNIQUE            unpaired; its identity occurs nowhere else in the old rows;
+ *   DC_PAIRED | j        paired with new row j. */
+#define DC_LAST_OF_SEVERAL UINT32_C(0x7ffffffe)
+#define DC_UNIQUE UINT32_C(0x7fffffff)
+#define DC_PAIRED UINT32_C(0x80000000)
+_Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the chain's markers");
+
+/* How many old rows from the expected one pass 1c compares before giving a new row up to
+ * the table (so a few deleted or moved-away old rows do not break the sequence), and how
+ * many rows in a row it gives up before it probes at once to find where the sequence went. */
+#define DC_WINDOW 4
+#define DC_RESYNC_AFTER 4
+
+/* Walks the set bits of a bitmap in increasing order. */
+typedef struct dc_bit_cursor {
+    const uint64_t *bits;
+    size_t words;
+    size_t word;
+    uint64_t remaining;
+} dc_bit_cursor_t;
+
+static dc_bit_cursor_t dc_bit_cursor(const uint64_t *bits, size_t count) {
+    dc_bit_cursor_t cursor = { bits, dc_bitmap_words(count), 0, count ? bits[0] : 0 };
+    return cursor;
+}
+
+/* The next set bit's index, or SIZE_MAX after the last. */
+static inline size_t dc_bit_next(dc_bit_cursor_t *cursor) {
+    while (cursor->remaining == 0) {
+        if (++cursor->word >= cursor->words) return SIZE_MAX;
+        cursor->remaining = cursor->bits[cursor->word];
+    }
+    size_t index = cursor->word * 64 + (size_t)__builtin_ctzll(cursor->remaining);
+    cursor->remaining &= cursor->remaining - 1;
+    return index;
+}
 
 /* Adds `size` to *total rounded up to 8 bytes; false when it would overflow. */
 static bool dc_add_region(size_t *total, size_t size) {
@@ -112,7 +146,7 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
             size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &verifier, &found);
             if (found) {
                 size_t next = dc_field_index(dc_slot_field(table[position]));
-                if (chain[next] == DC_UNIQUE) chain[next] = DC_NO_ROW; /* the last of several */
+                if (chain[next] == DC_UNIQUE) chain[next] = DC_LAST_OF_SEVERAL;
                 chain[i] = (uint32_t)next;
             } else {
                 chain[i] = DC_UNIQUE;
@@ -122,46 +156,89 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     }
 
     // pass 1c: each new row takes the next unpaired old occurrence of its identity.
-    // Runs of rows that kept their order are the common case: when the old row after the
-    // previous pair's has this row's identity and that identity occurs once in old, it is
-    // the partner (a unique old row pairs with the first new row that reaches it), found
-    // with sequential reads only. Everything else goes through the table.
+    // Rows that kept their order are the common case, so a new row first looks at the old
+    // row after the previous pair's partner and a few beyond: an old row there whose
+    // identity occurs once in old, not yet paired, is its partner (a unique old row pairs
+    // with the first new row of its identity; if an earlier new row of that identity turns
+    // up in the second half of the pass, it takes the old row over). Sequential reads only.
+    // Rows that find nothing there are marked for the table (second half), which then
+    // touches only them, prefetched precisely; after several in a row, one is probed at
+    // once so the sequence can pick up where the old rows continue.
+    uint64_t *for_table = dc_moved(ws); /* zero here; the moves pass clears it again */
+    const uint64_t *const old_keys = input->old_keys, *const new_keys = input->new_keys;
+    const uint64_t key_mask = new_view.mask;
     size_t guess = prefix;
+    unsigned given_up = 0;
     for (size_t j = prefix; j < n; j++) {
-        if (old_rest == 0) {
-            new_to_old[j] = DC_UNPAIRED;
+        new_to_old[j] = DC_UNPAIRED;
+        if (old_rest == 0) continue;
+        const uint64_t key = new_keys[j] & key_mask;
+        size_t partner = SIZE_MAX;
+        if (guess < m && chain[guess] == DC_UNIQUE && (old_keys[guess] & key_mask) == key
+            && (verifier.equal == NULL || verifier.equal(verifier.context, DC_SIDE_OLD, guess, DC_SIDE_NEW, j))) {
+            partner = guess;
+        } else {
+            const size_t window_end = m - guess > DC_WINDOW ? guess + DC_WINDOW : m;
+            for (size_t i = guess + 1; i < window_end; i++) {
+                if (chain[i] == DC_UNIQUE && dc_same_identity(&old_view, i, &new_view, j, key, &verifier)) {
+                    partner = i;
+                    break;
+                }
+            }
+        }
+        if (partner == SIZE_MAX && given_up >= DC_RESYNC_AFTER) {
+            given_up = 0;
+            bool found;
+            size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
+                                            dc_probe_for(&new_view, j, shift), &verifier, &found);
+            if (!found) continue; /* in no old row: an insertion */
+            size_t first = dc_field_index(dc_slot_field(table[position]));
+            if (chain[first] == DC_UNIQUE) partner = first;
+        }
+        if (partner == SIZE_MAX) {
+            dc_bit_set(for_table, j);
+            given_up++;
             continue;
         }
-        // Prefetch for every row: which rows will miss the sequential path is not known
-        // this far ahead, and an unneeded prefetch costs little.
-        if (j + DC_PREFETCH_DISTANCE < n) dc_table_prefetch(table, &new_view, j + DC_PREFETCH_DISTANCE, shift);
-        if (guess < m && chain[guess] == DC_UNIQUE
-            && dc_same_identity(&old_view, guess, &new_view, j, input->new_keys[j] & new_view.mask, &verifier)) {
-            new_to_old[j] = (uint32_t)guess;
-            chain[guess] = DC_CONSUMED_LAST;
-            guess++;
-            continue;
+        new_to_old[j] = (uint32_t)partner;
+        chain[partner] = DC_PAIRED | (uint32_t)j;
+        guess = partner + 1;
+        given_up = 0;
+    }
+
+    // Second half: the marked rows, in new order, through the table; each slot names the
+    // first unpaired occurrence of its identity, moving down the chain as they pair.
+    dc_bit_cursor_t rows = dc_bit_cursor(for_table, n), ahead = rows;
+    size_t prefetched = 0;
+    for (size_t j = dc_bit_next(&rows); j != SIZE_MAX; j = dc_bit_next(&rows)) {
+        for (; prefetched < DC_PREFETCH_DISTANCE; prefetched++) {
+            size_t later = dc_bit_next(&ahead);
+            if (later == SIZE_MAX) break;
+            dc_table_prefetch(table, &new_view, later, shift);
         }
+        if (prefetched > 0) prefetched--;
         bool found;
         size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
                                         dc_probe_for(&new_view, j, shift), &verifier, &found);
-        size_t old_index = found ? dc_field_index(dc_slot_field(table[position])) : 0;
-        if (!found || chain[old_index] == DC_CONSUMED_LAST) {
-            new_to_old[j] = DC_UNPAIRED;
-            continue;
+        if (!found) continue;
+        size_t first = dc_field_index(dc_slot_field(table[position]));
+        uint32_t entry = chain[first];
+        if (entry & DC_PAIRED) {
+            // Taken: either the last occurrence, by an earlier new row (nothing left for
+            // this one), or a unique row taken in the first half by a later new row of the
+            // same identity, which gives it up to this one (the first of its identity).
+            size_t taker = entry & ~DC_PAIRED;
+            if (taker < j) continue;
+            new_to_old[taker] = DC_UNPAIRED;
+        } else if (entry < DC_LAST_OF_SEVERAL) {
+            table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(entry));
         }
-        new_to_old[j] = (uint32_t)old_index;
-        guess = old_index + 1;
-        uint32_t next = chain[old_index];
-        if (next == DC_UNIQUE || next == DC_NO_ROW) {
-            // The last occurrence: mark it in the chain, which this pass reads in nearly
-            // sequential order, and leave the slot as it is (it still names the identity
-            // for verifying later probes), so that unique rows never write to the table.
-            chain[old_index] = DC_CONSUMED_LAST;
-        } else {
-            table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(next));
-        }
+        // At the last occurrence the slot stays (it still names the identity for verifying
+        // later probes) and the chain entry says it is taken.
+        new_to_old[j] = (uint32_t)first;
+        chain[first] = DC_PAIRED | (uint32_t)j;
     }
+    memset(for_table, 0, dc_bitmap_words(n) * 8);
 
     // pass 1d: the inverse pairing replaces the chain, which is no longer needed.
     uint32_t *old_to_new = chain;
