@@ -5,6 +5,16 @@
 
 #define DC_NO_ROW UINT32_MAX
 
+/* A condition the branch predictor cannot learn: asks the compiler for a conditional move. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_unpredictable)
+#define dc_unpredictable(condition) __builtin_unpredictable(condition)
+#endif
+#endif
+#ifndef dc_unpredictable
+#define dc_unpredictable(condition) (condition)
+#endif
+
 /* Sets bits [first, first + count) of `bits`. */
 static void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
     size_t end = first + count;
@@ -94,10 +104,16 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
         } else if (piles == 1 || first_value > pile_top_value[piles - 2]) {
             pile = piles - 1; /* the usual case right after one row out of place */
         } else {
-            size_t low = 0, high = piles - 2;
-            while (low < high) {
-                size_t middle = low + (high - low) / 2;
-                if (pile_top_value[middle] > first_value) high = middle; else low = middle + 1;
+            // Among piles 0 ..< piles - 1 (the last of them is known to qualify), branch-free:
+            // which way a search goes is a coin toss the branch predictor would lose.
+            size_t low = 0, span = piles - 1;
+            while (span > 1) {
+                size_t half = span / 2;
+                // Both places the next step may look: their loads overlap this one's.
+                __builtin_prefetch(&pile_top_value[low + half / 2]);
+                __builtin_prefetch(&pile_top_value[low + half + half / 2]);
+                low = dc_unpredictable(pile_top_value[low + half - 1] <= first_value) ? low + half : low;
+                span -= half;
             }
             pile = low;
         }
