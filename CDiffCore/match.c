@@ -367,8 +367,12 @@ static void dc_write_unpaired(const uint32_t *partner, size_t count, size_t unpa
             if (partner[index + k] == DC_UNPAIRED) out[written++] = (int64_t)(index + k) + offset;
         }
     }
-    for (; index < count; index++) {
-        if (partner[index] == DC_UNPAIRED) out[written++] = (int64_t)index + offset;
+    // The rest (all of it where unpaired rows are dense) without a branch per row, which
+    // would be mispredicted at every unpaired one: each index is stored, and kept only if
+    // unpaired. The store stays in bounds while unpaired ones remain to be written.
+    for (; index < count && written < unpaired; index++) {
+        out[written] = (int64_t)index + offset;
+        written += partner[index] == DC_UNPAIRED;
     }
 }
 

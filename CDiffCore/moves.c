@@ -91,11 +91,12 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
                 row_by_row = block;
             }
             if (row_by_row) row_by_row--;
-            uint32_t value = old_to_new[i];
-            if (value != DC_UNPAIRED) {
-                if (value != first_value + length) break;
-                length++;
-            }
+            // Unpaired (deleted) rows are skipped without a branch of their own: they come
+            // at random, and only a run's end has to be a mispredicted branch.
+            const uint32_t value = old_to_new[i];
+            const bool paired = value != DC_UNPAIRED;
+            if (paired && value != first_value + length) break;
+            length += paired;
             i++;
         }
         size_t pile; /* the first pile whose top exceeds first_value, or a new one */
