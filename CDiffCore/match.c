@@ -240,16 +240,17 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     }
     memset(for_table, 0, dc_bitmap_words(n) * 8);
 
-    // pass 1d: the inverse pairing replaces the chain, which is no longer needed.
+    // pass 1d: the chain already names each paired old row's partner; it becomes the
+    // inverse pairing in place, in one sequential pass.
     uint32_t *old_to_new = chain;
     for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
-    for (size_t i = prefix; i < m; i++) old_to_new[i] = DC_UNPAIRED;
+    const bool chained = old_rest > 0 && n > prefix; /* else pass 1b left the chain unset */
     size_t paired = prefix;
-    for (size_t j = prefix; j < n; j++) {
-        if (new_to_old[j] != DC_UNPAIRED) {
-            old_to_new[new_to_old[j]] = (uint32_t)j;
-            paired++;
-        }
+    for (size_t i = prefix; i < m; i++) {
+        const uint32_t entry = chained ? chain[i] : 0;
+        const bool taken = (entry & DC_PAIRED) != 0;
+        old_to_new[i] = taken ? entry & ~DC_PAIRED : DC_UNPAIRED;
+        paired += taken;
     }
     ws->paired = paired;
     ws->state = DC_STATE_MATCHED;
