@@ -16,7 +16,8 @@ _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the c
 
 /* How many old rows from the expected one pass 1c compares before giving a new row up to
  * the table (so a few deleted or moved-away old rows do not break the sequence), and how
- * many rows in a row it gives up before it probes at once to find where the sequence went. */
+ * many rows in a row it gives up before it probes rows at once to find where the
+ * sequence went. */
 #define DC_WINDOW 4
 #define DC_RESYNC_AFTER 4
 
@@ -168,7 +169,7 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     const uint64_t *const old_keys = input->old_keys, *const new_keys = input->new_keys;
     const uint64_t key_mask = new_view.mask;
     size_t guess = prefix;
-    unsigned given_up = 0;
+    size_t given_up = 0;
     for (size_t j = prefix; j < n; j++) {
         new_to_old[j] = DC_UNPAIRED;
         if (old_rest == 0) continue;
@@ -187,7 +188,10 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
             }
         }
         if (partner == SIZE_MAX && given_up >= DC_RESYNC_AFTER) {
-            given_up = 0;
+            // Off the sequence for a while (a run of inserted or moved rows, or new rows
+            // in another order altogether): probe each row at once, prefetching ahead as
+            // long as the run lasts.
+            if (j + DC_PREFETCH_DISTANCE < n) dc_table_prefetch(table, &new_view, j + DC_PREFETCH_DISTANCE, shift);
             bool found;
             size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
                                             dc_probe_for(&new_view, j, shift), &verifier, &found);
