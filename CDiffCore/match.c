@@ -163,8 +163,8 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     // with the first new row of its identity; if an earlier new row of that identity turns
     // up in the second half of the pass, it takes the old row over). Sequential reads only.
     // Rows that find nothing there are marked for the table (second half), which then
-    // touches only them, prefetched precisely; after several in a row, one is probed at
-    // once so the sequence can pick up where the old rows continue.
+    // touches only them, prefetched precisely; after several in a row, rows are probed at
+    // once (prefetched ahead) until one picks the sequence up where the old rows continue.
     uint64_t *for_table = dc_moved(ws); /* zero here; the moves pass clears it again */
     const uint64_t *const old_keys = input->old_keys, *const new_keys = input->new_keys;
     const uint64_t key_mask = new_view.mask;
