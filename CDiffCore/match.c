@@ -21,30 +21,6 @@ _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the c
 #define DC_WINDOW 4
 #define DC_RESYNC_AFTER 4
 
-/* Walks the set bits of a bitmap in increasing order. */
-typedef struct dc_bit_cursor {
-    const uint64_t *bits;
-    size_t words;
-    size_t word;
-    uint64_t remaining;
-} dc_bit_cursor_t;
-
-static dc_bit_cursor_t dc_bit_cursor(const uint64_t *bits, size_t count) {
-    dc_bit_cursor_t cursor = { bits, dc_bitmap_words(count), 0, count ? bits[0] : 0 };
-    return cursor;
-}
-
-/* The next set bit's index, or SIZE_MAX after the last. */
-static inline size_t dc_bit_next(dc_bit_cursor_t *cursor) {
-    while (cursor->remaining == 0) {
-        if (++cursor->word >= cursor->words) return SIZE_MAX;
-        cursor->remaining = cursor->bits[cursor->word];
-    }
-    size_t index = cursor->word * 64 + (size_t)__builtin_ctzll(cursor->remaining);
-    cursor->remaining &= cursor->remaining - 1;
-    return index;
-}
-
 /* Adds `size` to *total rounded up to 8 bytes; false when it would overflow. */
 static bool dc_add_region(size_t *total, size_t size) {
     size_t rounded = (size + 7) & ~(size_t)7;
@@ -345,15 +321,11 @@ dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts)
 static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *new_to_old,
                            int64_t offset, int64_t *out) {
     size_t written = 0;
-    for (size_t word = 0; word < dc_bitmap_words(limit); word++) {
-        uint64_t remaining = bits[word];
-        while (remaining) {
-            size_t j = word * 64 + (size_t)__builtin_ctzll(remaining);
-            remaining &= remaining - 1;
-            out[2 * written] = (int64_t)new_to_old[j] + offset;
-            out[2 * written + 1] = (int64_t)j + offset;
-            written++;
-        }
+    dc_bit_cursor_t cursor = dc_bit_cursor(bits, limit);
+    for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+        out[2 * written] = (int64_t)new_to_old[j] + offset;
+        out[2 * written + 1] = (int64_t)j + offset;
+        written++;
     }
 }
 

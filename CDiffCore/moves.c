@@ -176,17 +176,13 @@ void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode) {
         uint32_t *old_to_new = dc_old_to_new(ws);
         uint32_t *new_to_old = dc_pairing(ws);
         uint64_t *moved = dc_moved(ws), *updated = dc_updated(ws);
-        for (size_t word = 0; word < dc_bitmap_words(ws->new_count); word++) {
-            uint64_t remaining = moved[word];
-            while (remaining) {
-                size_t j = word * 64 + (size_t)__builtin_ctzll(remaining);
-                remaining &= remaining - 1;
-                old_to_new[new_to_old[j]] = DC_UNPAIRED;
-                new_to_old[j] = DC_UNPAIRED;
-                dc_bit_clear(updated, j);
-                ws->paired--;
-            }
-            moved[word] = 0;
+        dc_bit_cursor_t cursor = dc_bit_cursor(moved, ws->new_count);
+        for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+            old_to_new[new_to_old[j]] = DC_UNPAIRED;
+            new_to_old[j] = DC_UNPAIRED;
+            dc_bit_clear(updated, j);
+            ws->paired--;
         }
+        memset(moved, 0, dc_bitmap_words(ws->new_count) * 8);
     }
 }

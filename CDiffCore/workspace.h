@@ -43,6 +43,30 @@ static inline void dc_bit_set(uint64_t *bits, size_t index) { bits[index / 64] |
 static inline void dc_bit_clear(uint64_t *bits, size_t index) { bits[index / 64] &= ~(UINT64_C(1) << (index % 64)); }
 static inline bool dc_bit_get(const uint64_t *bits, size_t index) { return (bits[index / 64] >> (index % 64)) & 1; }
 
+/* Walks the set bits of a bitmap in increasing order. */
+typedef struct dc_bit_cursor {
+    const uint64_t *bits;
+    size_t words;
+    size_t word;
+    uint64_t remaining;
+} dc_bit_cursor_t;
+
+static inline dc_bit_cursor_t dc_bit_cursor(const uint64_t *bits, size_t count) {
+    dc_bit_cursor_t cursor = { bits, dc_bitmap_words(count), 0, count ? bits[0] : 0 };
+    return cursor;
+}
+
+/* The next set bit's index, or SIZE_MAX after the last. */
+static inline size_t dc_bit_next(dc_bit_cursor_t *cursor) {
+    while (cursor->remaining == 0) {
+        if (++cursor->word >= cursor->words) return SIZE_MAX;
+        cursor->remaining = cursor->bits[cursor->word];
+    }
+    size_t index = cursor->word * 64 + (size_t)__builtin_ctzll(cursor->remaining);
+    cursor->remaining &= cursor->remaining - 1;
+    return index;
+}
+
 /* Returns the workspace if it carries a diff in at least `state`, else NULL. */
 static inline dc_workspace_t *dc_workspace_in_state(const void *workspace, uint32_t state) {
     if (workspace == NULL || ((uintptr_t)workspace % 8) != 0) return NULL;
