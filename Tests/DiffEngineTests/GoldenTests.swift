@@ -35,6 +35,19 @@ import Testing
         #expect(checkChangeset(changes, old: old, new: new, mode: mode, sameIdentity: ==, sameContent: ==).isEmpty)
     }
 
+    /// A repeated new identity whose first occurrence is far from where the old row was:
+    /// the later occurrence reaches the old row in sequence first, but the first one takes
+    /// it (k-th occurrence pairing), and the later one is the insertion.
+    @Test func firstOccurrenceTakesTheOldRowBackFromALaterOne() throws {
+        let old = ["a", "b", "c", "d", "e", "f", "g", "h"]
+        let new = ["e", "a", "b", "c", "d", "e", "f", "g", "h"]
+        let changes = try diff(old, new)
+        #expect(changes.insertions == [5])
+        #expect(changes.deletions.isEmpty)
+        #expect(changes.moves == [IndexPair(old: 4, new: 0)])
+        #expect(checkChangeset(changes, old: old, new: new, mode: .minimal, sameIdentity: ==, sameContent: ==).isEmpty)
+    }
+
     /// Duplicates on both sides swap places: k-th occurrences pair, so the first A stays
     /// the first A and only B moves.
     @Test func duplicateSwap() throws {
