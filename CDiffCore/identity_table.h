@@ -1,8 +1,9 @@
 /* Private: the open-addressing table that groups rows by identity key.
  *
  * A slot is one uint64_t, so a table of 2^k slots for m rows costs 8 * 2^k bytes:
- *   bits 63..32  tag: the high half of the mixed key, to skip most foreign slots
- *                without touching the key array;
+ *   bits 63..32  tag: the low half of the key's secret placement mix (its high bits
+ *                pick the home slot), to skip most foreign slots without touching
+ *                the key array;
  *   bits 31..0   row index + 1 (0 means the slot is empty): the next unpaired old
  *                occurrence of the identity, or its last one once all are paired (the
  *                matcher records that in its occurrence chain, not in the slot).
@@ -24,19 +25,62 @@ typedef struct dc_key_view {
     uint32_t side;
 } dc_key_view_t;
 
+/* Verifies equal keys. Every "different" answer is counted: equal 64-bit keys of distinct
+ * identities are rare unless crafted, and each one lengthens a probe sequence, so past
+ * `budget` (0: no limit) lookups give up and the pass reports DC_ERR_TOO_MANY_COLLISIONS. */
 typedef struct dc_verifier {
     dc_equal_fn equal;
     void *context;
+    size_t budget;
+    size_t failed;
 } dc_verifier_t;
+
+static inline bool dc_over_budget(const dc_verifier_t *verifier) {
+    return verifier->budget != 0 && verifier->failed > verifier->budget;
+}
 
 static inline uint64_t dc_key_mask(uint32_t key_bits) {
     return (key_bits == 0 || key_bits >= 64) ? UINT64_MAX : ((UINT64_C(1) << key_bits) - 1);
 }
 
-/* Fibonacci hashing: one multiply by an odd constant is a bijection of the key, its high
- * bits pick the slot (so sequential integer ids spread evenly) and both halves fold into
- * the tag. */
-#define DC_FIBONACCI UINT64_C(0x9e3779b97f4a7c15)
+/* The 128-bit product of a and b, high half xor low half: one folded multiply. */
+static inline uint64_t dc_fold_multiply(uint64_t a, uint64_t b) {
+#ifdef __SIZEOF_INT128__
+    __uint128_t product = (__uint128_t)a * b;
+    return (uint64_t)product ^ (uint64_t)(product >> 64);
+#else
+    uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
+    uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+    uint64_t cross = (lo_lo >> 32) + (uint32_t)hi_lo + lo_hi;
+    uint64_t high = (hi_lo >> 32) + (cross >> 32) + hi_hi;
+    uint64_t low = (cross << 32) | (uint32_t)lo_lo;
+    return low ^ high;
+#endif
+}
+
+/* The secret that places keys: two words derived from the caller's placement seed. Keys
+ * are placed by a keyed mix, never by the key alone, so that a crafted set of keys (integer
+ * ids that all land in one slot, hashes sharing their high bits) costs what random keys
+ * cost to anyone who does not know the seed. Stable hashes still identify rows; only
+ * where a row goes is secret. */
+typedef struct dc_placement {
+    uint64_t first;
+    uint64_t second;
+} dc_placement_t;
+
+static inline dc_placement_t dc_placement_from_seed(uint64_t seed) {
+    dc_placement_t placement;
+    placement.first = dc_fold_multiply(seed ^ UINT64_C(0x243f6a8885a308d3), UINT64_C(0x13198a2e03707345));
+    placement.second = dc_fold_multiply(seed ^ UINT64_C(0xa4093822299f31d0), UINT64_C(0x082efa98ec4e6c89)) | 1;
+    return placement;
+}
+
+/* Two folded multiplies keyed by the placement secret: every bit of the key reaches the
+ * high bits (the slot) and the low bits (the tag). */
+static inline uint64_t dc_place(uint64_t key, const dc_placement_t *placement) {
+    uint64_t mixed = dc_fold_multiply(key ^ placement->first, placement->second);
+    return dc_fold_multiply(mixed ^ placement->second, UINT64_C(0x9e3779b97f4a7c15));
+}
 
 typedef struct dc_probe {
     uint64_t masked_key; /* the key under the view's mask */
@@ -44,12 +88,13 @@ typedef struct dc_probe {
     uint32_t tag;
 } dc_probe_t;
 
-static inline dc_probe_t dc_probe_for(const dc_key_view_t *view, size_t row, unsigned shift) {
+static inline dc_probe_t dc_probe_for(const dc_key_view_t *view, size_t row, unsigned shift,
+                                      const dc_placement_t *placement) {
     dc_probe_t probe;
     probe.masked_key = view->keys[row] & view->mask;
-    uint64_t product = probe.masked_key * DC_FIBONACCI;
-    probe.position = (size_t)(product >> shift);
-    probe.tag = (uint32_t)(product >> 32) ^ (uint32_t)product;
+    uint64_t placed = dc_place(probe.masked_key, placement);
+    probe.position = (size_t)(placed >> shift);
+    probe.tag = (uint32_t)placed; /* low bits: independent of the slot (shift >= 32) */
     return probe;
 }
 
@@ -75,21 +120,27 @@ static inline uint32_t dc_index_field(size_t index) { return (uint32_t)(index + 
  * `row` in `probe`: equal masked keys first, then the caller's verification. */
 static inline bool dc_same_identity(const dc_key_view_t *owner, size_t index,
                                     const dc_key_view_t *probe, size_t row, uint64_t masked_key,
-                                    const dc_verifier_t *verifier) {
+                                    dc_verifier_t *verifier) {
     if ((owner->keys[index] & owner->mask) != masked_key) return false;
-    return verifier->equal == NULL
-        || verifier->equal(verifier->context, owner->side, index, probe->side, row);
+    if (verifier->equal == NULL) return true;
+    bool same = verifier->equal(verifier->context, owner->side, index, probe->side, row);
+    verifier->failed += !same;
+    return same;
 }
 
 /* Finds the slot holding the identity of row `row` of `probe_view` (whose probe values
  * are `probe`), or the empty slot where it would go. Returns the slot position; *found
- * tells which. */
+ * tells which. Returns SIZE_MAX once the verifier is over its budget. */
 static inline size_t dc_table_find(const uint64_t *table, size_t capacity,
                                    const dc_key_view_t *owner, const dc_key_view_t *probe_view,
-                                   size_t row, dc_probe_t probe, const dc_verifier_t *verifier,
+                                   size_t row, dc_probe_t probe, dc_verifier_t *verifier,
                                    bool *found) {
     size_t position = probe.position;
     for (;;) {
+        if (dc_over_budget(verifier)) {
+            *found = false;
+            return SIZE_MAX;
+        }
         uint64_t slot = table[position];
         if (slot == 0) {
             *found = false;
@@ -109,8 +160,9 @@ static inline size_t dc_table_find(const uint64_t *table, size_t capacity,
  * larger than the cache costs a memory round trip, and this many in flight hide most of it. */
 #define DC_PREFETCH_DISTANCE 32
 
-static inline void dc_table_prefetch(const uint64_t *table, const dc_key_view_t *view, size_t row, unsigned shift) {
-    __builtin_prefetch(&table[dc_probe_for(view, row, shift).position], 1, 1);
+static inline void dc_table_prefetch(const uint64_t *table, const dc_key_view_t *view, size_t row, unsigned shift,
+                                     const dc_placement_t *placement) {
+    __builtin_prefetch(&table[dc_probe_for(view, row, shift, placement).position], 1, 1);
 }
 
 #endif

@@ -91,7 +91,8 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
 
     const dc_key_view_t old_view = { input->old_keys, dc_key_mask(input->key_bits), DC_SIDE_OLD };
     const dc_key_view_t new_view = { input->new_keys, dc_key_mask(input->key_bits), DC_SIDE_NEW };
-    const dc_verifier_t verifier = { input->identity_equal, input->context };
+    dc_verifier_t verifier = { input->identity_equal, input->context, input->collision_budget, 0 };
+    const dc_placement_t placement = dc_placement_from_seed(input->placement_seed);
 
     // pass 1a: the common prefix pairs with itself; in it the k-th occurrences line up
     // on both sides, so no table is needed. (A common suffix does not: an identity that
@@ -116,11 +117,12 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
         memset(table, 0, capacity * 8);
         for (size_t i = m; i-- > prefix;) {
             if (i >= prefix + DC_PREFETCH_DISTANCE) {
-                dc_table_prefetch(table, &old_view, i - DC_PREFETCH_DISTANCE, shift);
+                dc_table_prefetch(table, &old_view, i - DC_PREFETCH_DISTANCE, shift, &placement);
             }
-            const dc_probe_t probe = dc_probe_for(&old_view, i, shift);
+            const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &placement);
             bool found;
             size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &verifier, &found);
+            if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
             if (found) {
                 size_t next = dc_field_index(dc_slot_field(table[position]));
                 if (chain[next] == DC_UNIQUE) chain[next] = DC_LAST_OF_SEVERAL;
@@ -167,10 +169,13 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
             // Off the sequence for a while (a run of inserted or moved rows, or new rows
             // in another order altogether): probe each row at once, prefetching ahead as
             // long as the run lasts.
-            if (j + DC_PREFETCH_DISTANCE < n) dc_table_prefetch(table, &new_view, j + DC_PREFETCH_DISTANCE, shift);
+            if (j + DC_PREFETCH_DISTANCE < n) {
+                dc_table_prefetch(table, &new_view, j + DC_PREFETCH_DISTANCE, shift, &placement);
+            }
             bool found;
             size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
-                                            dc_probe_for(&new_view, j, shift), &verifier, &found);
+                                            dc_probe_for(&new_view, j, shift, &placement), &verifier, &found);
+            if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
             if (!found) continue; /* in no old row: an insertion */
             size_t first = dc_field_index(dc_slot_field(table[position]));
             if (chain[first] == DC_UNIQUE) partner = first;
@@ -194,12 +199,13 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
         for (; prefetched < DC_PREFETCH_DISTANCE; prefetched++) {
             size_t later = dc_bit_next(&ahead);
             if (later == SIZE_MAX) break;
-            dc_table_prefetch(table, &new_view, later, shift);
+            dc_table_prefetch(table, &new_view, later, shift, &placement);
         }
         if (prefetched > 0) prefetched--;
         bool found;
         size_t position = dc_table_find(table, capacity, &old_view, &new_view, j,
-                                        dc_probe_for(&new_view, j, shift), &verifier, &found);
+                                        dc_probe_for(&new_view, j, shift, &placement), &verifier, &found);
+        if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
         if (!found) continue;
         size_t first = dc_field_index(dc_slot_field(table[position]));
         uint32_t entry = chain[first];
@@ -398,6 +404,7 @@ size_t dc_repeats_workspace_size(size_t count) {
 dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
                             const uint64_t *keys, size_t count, uint32_t side,
                             dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            uint64_t placement_seed, size_t collision_budget,
                             uint8_t *is_repeat, size_t *repeat_count) {
     if (count > DC_MAX_ROWS) return DC_ERR_TOO_MANY_ROWS;
     if (key_bits > 64 || side > DC_SIDE_NEW) return DC_ERR_INVALID_ARGUMENT;
@@ -410,14 +417,18 @@ dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
     uint64_t *table = (uint64_t *)workspace;
     memset(table, 0, capacity * 8);
     const dc_key_view_t view = { keys, dc_key_mask(key_bits), side };
-    const dc_verifier_t verifier = { identity_equal, context };
+    dc_verifier_t verifier = { identity_equal, context, collision_budget, 0 };
+    const dc_placement_t placement = dc_placement_from_seed(placement_seed);
     size_t repeats = 0;
     const unsigned shift = dc_table_shift(capacity);
     for (size_t i = 0; i < count; i++) {
-        if (i + DC_PREFETCH_DISTANCE < count) dc_table_prefetch(table, &view, i + DC_PREFETCH_DISTANCE, shift);
-        const dc_probe_t probe = dc_probe_for(&view, i, shift);
+        if (i + DC_PREFETCH_DISTANCE < count) {
+            dc_table_prefetch(table, &view, i + DC_PREFETCH_DISTANCE, shift, &placement);
+        }
+        const dc_probe_t probe = dc_probe_for(&view, i, shift, &placement);
         bool found;
         size_t position = dc_table_find(table, capacity, &view, &view, i, probe, &verifier, &found);
+        if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
         is_repeat[i] = found;
         if (found) {
             repeats++;

@@ -10,6 +10,7 @@ const char *dc_status_message(dc_status_t status) {
     case DC_ERR_CAPACITY_TOO_SMALL: return "an output buffer is smaller than its count";
     case DC_ERR_INVALID_ARGUMENT: return "an argument is out of range";
     case DC_ERR_WRONG_STATE: return "a pass was called out of order";
+    case DC_ERR_TOO_MANY_COLLISIONS: return "too many distinct identities share identity keys";
     }
     return "unknown status";
 }

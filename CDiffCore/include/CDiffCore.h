@@ -44,6 +44,8 @@ typedef enum dc_status {
     DC_ERR_CAPACITY_TOO_SMALL = 5,   /* an output buffer of dc_read() is smaller than its count */
     DC_ERR_INVALID_ARGUMENT = 6,     /* an unknown move mode, a key-bit count over 64, an index out of range, bad offsets */
     DC_ERR_WRONG_STATE = 7,          /* a pass called out of order (e.g. dc_read() before dc_finish()) */
+    DC_ERR_TOO_MANY_COLLISIONS = 8,  /* more failed identity checks than collision_budget allows: many
+                                      * distinct identities share keys; re-key them with a seeded hash */
 } dc_status_t;
 
 /* A short English description of a status, for error messages. Never NULL. */
@@ -111,6 +113,14 @@ typedef struct dc_match_input {
     /* Testing: 0 uses all 64 bits of each key; 1...63 keeps only that many low bits, so
      * that collisions are common. Requires identity_equal. */
     uint32_t key_bits;
+    /* Where keys land in the identity table is a keyed mix of the key and this value. Give
+     * a secret random value (one per process is enough) so that nobody who does not know it
+     * can craft keys that share probe sequences. Results never depend on it; time does. */
+    uint64_t placement_seed;
+    /* 0: no limit. Otherwise dc_match() stops with DC_ERR_TOO_MANY_COLLISIONS once more
+     * than this many identity_equal calls have said "different" (equal keys, distinct
+     * identities): a sign of crafted full-key collisions, which make probing quadratic. */
+    size_t collision_budget;
 } dc_match_input_t;
 
 /* Bytes of workspace that a diff of old_count and new_count rows needs, or 0 when a count
@@ -118,7 +128,8 @@ typedef struct dc_match_input {
 size_t dc_diff_workspace_size(size_t old_count, size_t new_count);
 
 /* Pass 1: pairs the k-th old occurrence of each identity with its k-th new occurrence
- * (SPEC.md section 2). Any earlier result in the workspace is discarded. */
+ * (SPEC.md section 2). Any earlier result in the workspace is discarded, also when it
+ * returns an error. */
 dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input);
 
 /* After dc_match(): the pairing, indexed by new row: the paired old index, or DC_UNPAIRED.
@@ -188,10 +199,12 @@ size_t dc_repeats_workspace_size(size_t count);
 
 /* Sets is_repeat[i] to 1 when an earlier row of the same side has row i's identity and to 0
  * otherwise; stores the number of repeats in *repeat_count. `identity_equal` (both sides
- * `side`) verifies equal keys, as in dc_match_input_t; `key_bits` as there. */
+ * `side`) verifies equal keys, as in dc_match_input_t; `key_bits`, `placement_seed` and
+ * `collision_budget` as there. */
 dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
                             const uint64_t *keys, size_t count, uint32_t side,
                             dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            uint64_t placement_seed, size_t collision_budget,
                             uint8_t *is_repeat, size_t *repeat_count);
 
 #ifdef __cplusplus

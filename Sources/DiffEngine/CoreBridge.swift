@@ -12,6 +12,18 @@ public enum DiffSide: String, Sendable, Hashable, Codable {
 @usableFromInline
 internal let _unpaired: UInt32 = DC_UNPAIRED
 
+/// The secret that places keys in the core's identity table, drawn once per process from
+/// the system's random source. Results never depend on it; only an attacker who knew it
+/// could craft keys that share probe sequences.
+private let _placementSeed: UInt64 = UInt64.random(in: .min ... .max)
+
+/// How many identity checks may fail (equal keys, distinct identities) in one pass over
+/// `rows` rows before the core stops and the caller re-keys with a secret-seeded hash.
+/// Honest 64-bit keys almost never fail one; a crafted class of c colliding identities
+/// costs about c² / 2, so a linear budget bounds the time spent before re-keying.
+@usableFromInline
+internal func _collisionBudget(rows: Int) -> Int { 64 + 2 * rows }
+
 /// XXH3-64 with the engine's fixed seed over `bytes`.
 @usableFromInline
 internal func _stableHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
@@ -126,11 +138,15 @@ internal final class _DiffWorkspace {
 
     /// Pass 1: pairs rows by identity key. `identityEqual`, when given, verifies rows with
     /// equal keys; `keyBits` (testing) keeps only that many low bits of every key.
+    /// - Returns: false (and no pairing) when `collisionBudget` (0: none) failed identity
+    ///   checks were exceeded: many distinct identities share keys, so the caller re-keys.
     @usableFromInline
+    @discardableResult
     func match(
         oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?
-    ) {
+        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?,
+        collisionBudget: Int = 0
+    ) -> Bool {
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         let workspace = reserve(size)
@@ -140,10 +156,13 @@ internal final class _DiffWorkspace {
             var input = dc_match_input_t(
                 old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
                 new_keys: newKeys.baseAddress, new_count: newKeys.count,
-                identity_equal: function, context: context, key_bits: UInt32(keyBits))
+                identity_equal: function, context: context, key_bits: UInt32(keyBits),
+                placement_seed: _placementSeed, collision_budget: collisionBudget)
             return dc_match(workspace, capacity, &input)
         }
+        if status == DC_ERR_TOO_MANY_COLLISIONS { return false }
         _check(status, "dc_match")
+        return true
     }
 
     /// The pairing of the last match, by new row: the old index or `_unpaired`.
@@ -235,12 +254,14 @@ private func _pairs(_ buffer: UnsafeMutableBufferPointer<IndexPair>) -> UnsafeMu
     UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
 }
 
-/// Marks rows whose identity occurred earlier on the same side. Returns nil when none do.
+/// Marks rows whose identity occurred earlier on the same side.
+/// - Returns: `.some(nil)` when none do; nil when more than `collisionBudget` (0: no limit)
+///   identity checks failed, so that the caller re-keys.
 @usableFromInline
 internal func _markRepeats(
     keys: UnsafeBufferPointer<UInt64>, side: DiffSide, keyBits: Int,
-    identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?
-) -> [Bool]? {
+    identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, collisionBudget: Int = 0
+) -> [Bool]?? {
     let size = dc_repeats_workspace_size(keys.count)
     precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
     let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
@@ -251,9 +272,11 @@ internal func _markRepeats(
         flags.withUnsafeMutableBufferPointer { flagBuffer in
             dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
                             UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
-                            function, context, UInt32(keyBits), flagBuffer.baseAddress, &repeats)
+                            function, context, UInt32(keyBits), _placementSeed, collisionBudget,
+                            flagBuffer.baseAddress, &repeats)
         }
     }
+    if status == DC_ERR_TOO_MANY_COLLISIONS { return nil }
     _check(status, "dc_mark_repeats")
-    return repeats == 0 ? nil : flags.map { $0 != 0 }
+    return .some(repeats == 0 ? nil : flags.map { $0 != 0 })
 }

@@ -77,6 +77,8 @@ internal func _diffWithPolicy<Adapter: RowAdapter>(
 }
 
 /// Flags rows whose identity occurred earlier on the same side, or nil when none did.
+/// Hashed keys are verified, and re-keyed with the adapter's seeded keys when many
+/// distinct identities share them (as `_pairByIdentity` does).
 @inlinable
 internal func _repeats<Adapter: RowAdapter>(
     _ rows: UnsafeBufferPointer<Adapter.Row>, _ side: DiffSide, _ adapter: Adapter, _ options: DiffOptions
@@ -84,9 +86,18 @@ internal func _repeats<Adapter: RowAdapter>(
     var keys = [UInt64](repeating: 0, count: rows.count)
     keys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
     let verify = !adapter.identityKeysAreExact || options.identityHashBits != 0
-    return keys.withUnsafeBufferPointer { keyBuffer in
+    let identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)? =
+        verify ? { _, a, _, b in adapter.identitiesEqual(rows[a], rows[b]) } : nil
+    let budget = verify && options.identityHashBits == 0 ? _collisionBudget(rows: rows.count) : 0
+    if let flags = keys.withUnsafeBufferPointer({ keyBuffer in
         _markRepeats(keys: keyBuffer, side: side, keyBits: options.identityHashBits,
-                     identityEqual: verify ? { _, a, _, b in adapter.identitiesEqual(rows[a], rows[b]) } : nil)
+                     identityEqual: identityEqual, collisionBudget: budget)
+    }) {
+        return flags
+    }
+    _ = keys.withUnsafeMutableBufferPointer { adapter.writeSeededIdentityKeys(of: rows, to: $0) }
+    return keys.withUnsafeBufferPointer { keyBuffer in
+        _markRepeats(keys: keyBuffer, side: side, keyBits: 0, identityEqual: identityEqual)!
     }
 }
 
@@ -170,24 +181,15 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
     adapter.writeIdentityKeys(of: newRest, to: newKeys)
 
-    let verifyEveryMatch: (DiffSide, Int, DiffSide, Int) -> Bool = { aSide, a, bSide, b in
-        adapter.identitiesEqual(aSide == .old ? oldRest[a] : newRest[a], bSide == .old ? oldRest[b] : newRest[b])
-    }
-    if options.identityHashBits != 0 {
-        workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
-                        keyBits: options.identityHashBits, identityEqual: verifyEveryMatch)
-    } else {
-        workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
-                        keyBits: 0, identityEqual: nil)
-        // With hashed keys, pair by hash first and verify every pair after: if all hold,
-        // the pairing is the one exact identities give (a merged hash class whose paired
-        // prefixes agree pairs each identity's k-th occurrences). One failure (a real
-        // 64-bit collision) re-runs the pairing with every key match verified.
-        if !adapter.identityKeysAreExact && !_allPairsHold(workspace.newToOld, oldRest, newRest, adapter) {
-            workspace.match(oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
-                            keyBits: 0, identityEqual: verifyEveryMatch)
-        }
-    }
+    _pairByIdentity(
+        workspace, oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
+        exact: adapter.identityKeysAreExact, keyBits: options.identityHashBits,
+        identityEqual: { aSide, a, bSide, b in
+            adapter.identitiesEqual(aSide == .old ? oldRest[a] : newRest[a], bSide == .old ? oldRest[b] : newRest[b])
+        },
+        seededKeys: { oldSeeded, newSeeded in
+            adapter.writeSeededIdentityKeys(of: oldRest, to: oldSeeded) && adapter.writeSeededIdentityKeys(of: newRest, to: newSeeded)
+        })
 
     let pairing = workspace.newToOld
     for newIndex in pairing.indices {
@@ -199,14 +201,62 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     return body(workspace, prefix)
 }
 
+/// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys
+/// are trusted.
+///
+/// - Exact keys (integer ids): the keys are the identities; nothing is verified.
+/// - Hashed keys: pair by key first, then verify every pair. If all hold, the pairing is
+///   the one exact identities give (a merged hash class whose paired prefixes agree pairs
+///   each identity's k-th occurrences). One failure (a real 64-bit collision) re-runs the
+///   pairing with every key match verified, within a linear budget of failed checks; past
+///   it (many distinct identities share keys: crafted collisions of a public hash), the
+///   rows are re-keyed with `seededKeys` (a per-process secret hash) and paired again.
+/// - `keyBits` (testing): keys cut to that many bits, every match verified, no budget.
+///
+/// - Parameters:
+///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
+///   - seededKeys: writes seeded keys for both sides; false when the adapter has none.
 @inlinable
-internal func _allPairsHold<Adapter: RowAdapter>(
-    _ pairing: UnsafeBufferPointer<UInt32>, _ old: UnsafeBufferPointer<Adapter.Row>,
-    _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
+internal func _pairByIdentity(
+    _ workspace: _DiffWorkspace,
+    oldKeys old: UnsafeBufferPointer<UInt64>, newKeys new: UnsafeBufferPointer<UInt64>,
+    exact: Bool, keyBits: Int,
+    identityEqual: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
+    seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
+) {
+    if keyBits != 0 {
+        workspace.match(oldKeys: old, newKeys: new, keyBits: keyBits, identityEqual: identityEqual)
+        return
+    }
+    workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
+    if exact || _allPairsHold(workspace.newToOld, identityEqual) { return }
+    let budget = _collisionBudget(rows: old.count + new.count)
+    if workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual, collisionBudget: budget) {
+        return
+    }
+    var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
+    let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
+        newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
+    }
+    if seeded {
+        oldSeeded.withUnsafeBufferPointer { oldBuffer in
+            newSeeded.withUnsafeBufferPointer { newBuffer in
+                _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
+            }
+        }
+    } else {
+        // The adapter's own keys collide: slow, as its contract says, but exact.
+        workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
+    }
+}
+
+@inlinable
+internal func _allPairsHold(
+    _ pairing: UnsafeBufferPointer<UInt32>, _ identityEqual: (DiffSide, Int, DiffSide, Int) -> Bool
 ) -> Bool {
     for newIndex in pairing.indices {
         let oldIndex = pairing[newIndex]
-        if oldIndex != _unpaired && !adapter.identitiesEqual(old[Int(oldIndex)], new[newIndex]) {
+        if oldIndex != _unpaired && !identityEqual(.old, Int(oldIndex), .new, newIndex) {
             return false
         }
     }

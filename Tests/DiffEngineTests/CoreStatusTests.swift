@@ -77,6 +77,35 @@ import Testing
         #expect(dc_repeats_workspace_size(Int(DC_MAX_ROWS) + 1) == 0)
     }
 
+    /// Equal keys whose identities all differ use up a collision budget: the match stops
+    /// with a status, leaves no pairing, and the workspace takes the next match.
+    @Test func collisionBudgetStopsTheMatch() {
+        let keys = [UInt64](repeating: 7, count: 64)
+        let size = dc_diff_workspace_size(64, 64)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { memory.deallocate() }
+        keys.withUnsafeBufferPointer { buffer in
+            var input = dc_match_input_t()
+            input.old_keys = buffer.baseAddress
+            input.old_count = 64
+            input.new_keys = buffer.baseAddress
+            input.new_count = 64
+            // Old row i has identity i, new row j identity 63 - j: all distinct, reversed.
+            input.identity_equal = { _, aSide, a, bSide, b in
+                (aSide == UInt32(DC_SIDE_OLD) ? a : 63 - a) == (bSide == UInt32(DC_SIDE_OLD) ? b : 63 - b)
+            }
+            input.placement_seed = 0x5eed
+            input.collision_budget = 10
+            #expect(dc_match(memory, size, &input) == DC_ERR_TOO_MANY_COLLISIONS)
+            #expect(dc_new_to_old(memory) == nil)
+            input.collision_budget = 0
+            #expect(dc_match(memory, size, &input) == DC_OK)
+            let pairing = UnsafeBufferPointer(start: dc_new_to_old(memory), count: 64)
+            #expect(Array(pairing) == (0..<64).reversed().map(UInt32.init))
+        }
+        #expect(String(cString: dc_status_message(DC_ERR_TOO_MANY_COLLISIONS)).contains("share"))
+    }
+
     @Test func passesOutOfOrderAreRefused() {
         let size = dc_diff_workspace_size(1, 1)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)

@@ -111,6 +111,9 @@ struct CSVParser {
     let file: String
     /// The 1-based line where the next record starts.
     var line = 1
+    /// Where the last scan for trailing blank lines found a byte that is not a line break:
+    /// records that start before it are not trailing, so no line rescans the run.
+    private var contentAfterBlanks = 0
 
     /// The unescaped value of a field.
     func value(of field: CSVField) -> [UInt8] {
@@ -134,11 +137,16 @@ struct CSVParser {
     mutating func record(into fields: inout [CSVField]) throws(InputError) -> Bool {
         fields.removeAll(keepingCapacity: true)
         guard position < end else { return false }
-        // Blank lines at the very end (a trailing newline or two) end the file.
-        if buffer[position] == 0x0A || buffer[position] == 0x0D,
-           (position..<end).allSatisfy({ buffer[$0] == 0x0A || buffer[$0] == 0x0D }) {
-            position = end
-            return false
+        // Blank lines at the very end (a trailing newline or two) end the file. Each run of
+        // line breaks is scanned once, however many lines it holds.
+        if (buffer[position] == 0x0A || buffer[position] == 0x0D) && position >= contentAfterBlanks {
+            var scan = position
+            while scan < end && (buffer[scan] == 0x0A || buffer[scan] == 0x0D) { scan += 1 }
+            if scan == end {
+                position = end
+                return false
+            }
+            contentAfterBlanks = scan
         }
         while true {
             let field = try self.field()

@@ -70,6 +70,19 @@ public struct ByteRowAdapter: RowAdapter, Sendable {
         String(decoding: bytes[row.identity], as: UTF8.self)
     }
 
+    /// `Hasher` over each row's identity bytes.
+    public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<ByteRow>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        precondition(rows.count == keys.count, "one key a row")
+        bytes.withUnsafeBytes { buffer in
+            for index in rows.indices {
+                var hasher = Hasher()
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[rows[index].identity]))
+                keys[index] = UInt64(bitPattern: Int64(hasher.finalize()))
+            }
+        }
+        return true
+    }
+
     private func spansEqual(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
         precondition(lhs.lowerBound >= 0 && lhs.upperBound <= bytes.count && rhs.lowerBound >= 0
                      && rhs.upperBound <= bytes.count, "a row's span lies outside the buffer")

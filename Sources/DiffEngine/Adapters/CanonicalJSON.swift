@@ -203,17 +203,15 @@ internal struct _CanonicalJSONWriter {
             break
         }
         if ordered { return }
-        // Insertion sort of member indexes: objects are small, and it is stable, so of
-        // repeated keys the later member comes last.
+        // Member indexes sorted by key, ties by position, so that of repeated keys the later
+        // member comes last: O(k log k) comparisons whatever the order (an object with tens
+        // of thousands of members in reverse order is cheap, not quadratic).
         scratch.order.removeAll(keepingCapacity: true)
-        for index in firstMember..<scratch.members.count {
-            var slot = scratch.order.count
-            scratch.order.append(index)
-            while slot > 0 && key(scratch.members[index]).lexicographicallyPrecedes(key(scratch.members[scratch.order[slot - 1]])) {
-                scratch.order[slot] = scratch.order[slot - 1]
-                slot -= 1
-            }
-            scratch.order[slot] = index
+        scratch.order.append(contentsOf: firstMember..<scratch.members.count)
+        scratch.order.sort { lhs, rhs in
+            let left = key(scratch.members[lhs]), right = key(scratch.members[rhs])
+            if left.lexicographicallyPrecedes(right) { return true }
+            return lhs < rhs && !right.lexicographicallyPrecedes(left)
         }
         let regionStart = scratch.members[firstMember].start
         scratch.bytes.removeAll(keepingCapacity: true)

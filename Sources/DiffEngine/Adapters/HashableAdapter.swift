@@ -33,6 +33,11 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
     /// Always 0: the content is the identity, so paired rows never differ.
     @inlinable
     public func contentHash(of row: Element) -> UInt64 { 0 }
+
+    @inlinable
+    public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        _writeSeededKeys(rows, keys) { $0 }
+    }
 }
 
 extension HashableAdapter where Element: StableHashable {

@@ -48,6 +48,11 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
     }
 
     public func identityDescription(of row: Element) -> String { String(describing: row.id) }
+
+    @inlinable
+    public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        _writeSeededKeys(rows, keys) { $0.id }
+    }
 }
 
 extension IdentifiableAdapter where Element.ID: StableHashable {

@@ -192,6 +192,11 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 
     public func identityDescription(of row: Row) -> String { String(describing: row[keyPath: identity]) }
+
+    @inlinable
+    public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        _writeSeededKeys(rows, keys) { read($0, identity, at: identityOffset) }
+    }
 }
 
 extension KeyPathAdapter where ID: StableHashable {

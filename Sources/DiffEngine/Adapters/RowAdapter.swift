@@ -42,6 +42,20 @@ public protocol RowAdapter {
 
     /// A short description of a row's identity, for error messages.
     func identityDescription(of row: Row) -> String
+
+    /// Writes a second key of each row's identity, from a hash seeded with a per-process
+    /// secret (Swift's `Hasher`), and returns true; or returns false when the adapter has
+    /// none (the default).
+    ///
+    /// The engine asks for these keys only when many distinct identities share one
+    /// identity key — full 64-bit collisions of a public hash, which someone who knows the
+    /// hash can craft — and pairs by them instead, so such input costs what random input
+    /// costs. Rows with equal identities must get equal keys. Every built-in adapter
+    /// provides them.
+    /// - Note: An adapter without them, whose own `identityKey(of:)` collides for many
+    ///   identities (a constant key, say), makes matching quadratic in the size of each
+    ///   colliding class, as a constant `hashValue` does for `Dictionary`.
+    func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool
 }
 
 extension RowAdapter {
@@ -67,4 +81,20 @@ extension RowAdapter {
     public func identityDescription(of row: Row) -> String {
         String(describing: row)
     }
+
+    @inlinable
+    public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        false
+    }
+}
+
+/// Writes `Hasher`'s per-process seeded hash of each row's `identity` (the built-in
+/// adapters' seeded identity keys).
+@inlinable
+internal func _writeSeededKeys<Row, Identity: Hashable>(
+    _ rows: UnsafeBufferPointer<Row>, _ keys: UnsafeMutableBufferPointer<UInt64>, _ identity: (Row) -> Identity
+) -> Bool {
+    precondition(rows.count == keys.count, "one key a row")
+    for index in rows.indices { keys[index] = UInt64(bitPattern: Int64(identity(rows[index]).hashValue)) }
+    return true
 }

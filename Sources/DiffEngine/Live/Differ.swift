@@ -137,33 +137,25 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                                 isInitial: true, deletedIdentities: keepsIdentities ? [] : nil)
         }
 
-        var verifier: ((DiffSide, Int, DiffSide, Int) -> Bool)?
-        if keepsIdentities {
-            let old = previousIdentities, new = nextIdentities
-            verifier = { aSide, a, bSide, b in
-                let lhs: Adapter.Identity = aSide == .old ? old[a] : new[a]
-                let rhs: Adapter.Identity = bSide == .old ? old[b] : new[b]
-                return lhs == rhs
-            }
-        }
         previousKeys.withUnsafeBufferPointer { oldKeys in
             nextKeys.withUnsafeBufferPointer { newKeys in
-                let exact = adapter.identityKeysAreExact && identityHashBits == 0
-                if identityHashBits != 0 {
-                    workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: identityHashBits, identityEqual: verifier)
+                guard keepsIdentities else {
+                    // No identities at hand: keys are taken as they are (see the type's note).
+                    workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
                     return
                 }
-                workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
-                // Hashed keys with identities at hand: verify each pair, re-pair on a collision.
-                if !exact && keepsIdentities {
-                    let pairing = workspace.newToOld
-                    let holds = pairing.indices.allSatisfy { j in
-                        pairing[j] == _unpaired || previousIdentities[Int(pairing[j])] == nextIdentities[j]
-                    }
-                    if !holds {
-                        workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: verifier)
-                    }
-                }
+                let old = previousIdentities, new = nextIdentities
+                _pairByIdentity(
+                    workspace, oldKeys: oldKeys, newKeys: newKeys,
+                    exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
+                    identityEqual: { aSide, a, bSide, b in
+                        (aSide == .old ? old[a] : new[a]) == (bSide == .old ? old[b] : new[b])
+                    },
+                    seededKeys: { oldSeeded, newSeeded in
+                        for index in old.indices { oldSeeded[index] = UInt64(bitPattern: Int64(old[index].hashValue)) }
+                        for index in new.indices { newSeeded[index] = UInt64(bitPattern: Int64(new[index].hashValue)) }
+                        return true
+                    })
             }
         }
         previousContents.withUnsafeBufferPointer { oldContents in

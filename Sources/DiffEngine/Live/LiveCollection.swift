@@ -89,6 +89,15 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
     private var version = 0
     private var nextObserverID: UInt64 = 0
     private var activeObservers: [UInt64: Observer] = [:]
+    /// Whether a delivery pass is queued on `worker` and has not started: updates in a
+    /// burst then share it, so one pass serves them all.
+    private var passQueued = false
+    /// The version the last pass looked at every observer for.
+    private var scannedVersion = -1
+    /// Observers that became ready since the last pass without a new version (registered,
+    /// done with an event, waiting in `next()`): a pass looks at them alone unless the
+    /// version moved, so delivery costs grow with events, not with updates × observers.
+    private var returning: [Observer] = []
 
     private enum Delivery {
         case handler(DispatchQueue, @Sendable (LiveEvent<Element>) -> Void)
@@ -105,6 +114,9 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         var deliveredVersion = -1
         var deliveredCount = 0
         var inFlight = false
+        /// Set when the token ends the observation: no handler runs after that, even one
+        /// whose event was already queued (a once-observer's included).
+        var ended = false
 
         init(id: UInt64, once: Bool, delivery: Delivery) {
             self.id = id
@@ -238,33 +250,58 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         return token
     }
 
-    /// Adds an observer; its token removes it.
+    /// Adds an observer; its token ends it.
     private func register(once: Bool, delivery: Delivery) -> (UInt64, ObservationToken) {
-        let id = lock.withLock { () -> UInt64 in
+        let observer = lock.withLock { () -> Observer in
             nextObserverID += 1
-            activeObservers[nextObserverID] = Observer(id: nextObserverID, once: once, delivery: delivery)
-            return nextObserverID
+            let observer = Observer(id: nextObserverID, once: once, delivery: delivery)
+            activeObservers[observer.id] = observer
+            returning.append(observer)
+            return observer
         }
-        return (id, ObservationToken { [weak self] in self?.removeObserver(id) })
+        return (observer.id, ObservationToken { [weak self, observer] in self?.endObservation(observer) })
+    }
+
+    private func endObservation(_ observer: Observer) {
+        let waiting = lock.withLock { () -> CheckedContinuation<LiveEvent<Element>?, Never>? in
+            observer.ended = true
+            activeObservers[observer.id] = nil
+            guard case .pull(let waiting?) = observer.delivery else { return nil }
+            observer.delivery = .pull(nil)
+            return waiting
+        }
+        waiting?.resume(returning: nil)
     }
 
     private func removeObserver(_ id: UInt64) {
-        let removed = lock.withLock { activeObservers.removeValue(forKey: id) }
-        if let removed, case .pull(let waiting?) = removed.delivery { waiting.resume(returning: nil) }
+        if let observer = lock.withLock({ activeObservers[id] }) { endObservation(observer) }
     }
 
     // MARK: Delivery (on `worker`)
 
+    /// Queues a delivery pass unless one is queued already (it will see the newest state).
     private func scheduleDeliveries() {
-        worker.async { [weak self] in self?.deliverPending() }
+        let queue = lock.withLock { () -> Bool in
+            guard !passQueued else { return false }
+            passQueued = true
+            return true
+        }
+        if queue { worker.async { [weak self] in self?.deliverPending() } }
     }
 
     /// For every idle observer behind the current version: diff from its last delivered
     /// snapshot (once per distinct one) and hand the event over.
     private func deliverPending() {
         let (snapshot, currentVersion, eventStatus, ready) = lock.withLock { () -> ([Element], Int, LiveStatus?, [Observer]) in
-            let ready = activeObservers.values.filter { observer in
-                guard !observer.inFlight, observer.deliveredVersion < version else { return false }
+            passQueued = false
+            // A new version concerns every observer; otherwise only those that came back.
+            let candidates = scannedVersion != version ? Array(activeObservers.values) : returning
+            returning.removeAll(keepingCapacity: true)
+            scannedVersion = version
+            var seen = Set<UInt64>()
+            let ready = candidates.filter { observer in
+                guard !observer.ended, !observer.inFlight, observer.deliveredVersion < version,
+                      seen.insert(observer.id).inserted else { return false }
                 if case .pull(nil) = observer.delivery { return false } // nobody is waiting yet
                 return true
             }
@@ -313,12 +350,14 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         case .handler(let queue, let handler)?:
             queue.async { [weak self] in
                 // Nothing more after invalidation, even for an event already on its way.
-                guard let self, observer.once || self.lock.withLock({ self.activeObservers[id] != nil }) else { return }
+                guard let self, !self.lock.withLock({ observer.ended }) else { return }
                 handler(event)
-                self.worker.async {
-                    self.lock.withLock { observer.inFlight = false }
-                    self.deliverPending()
+                guard !observer.once else { return }
+                self.lock.withLock {
+                    observer.inFlight = false
+                    self.returning.append(observer)
                 }
+                self.scheduleDeliveries()
             }
         }
     }
@@ -344,6 +383,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
                 let registered = lock.withLock { () -> Bool in
                     guard let observer = activeObservers[id] else { return false }
                     observer.delivery = .pull(continuation)
+                    returning.append(observer)
                     return true
                 }
                 if registered { scheduleDeliveries() } else { continuation.resume(returning: nil) }
