@@ -1,4 +1,4 @@
-import DiffEngine
+@_spi(Testing) import DiffEngine
 import DiffEngineTestSupport
 import Dispatch
 import Foundation
@@ -89,6 +89,51 @@ func rows(_ ids: some Sequence<Int>, content: Int = 0) -> [TestRow] { ids.map { 
         collection.update(rows(0..<5))
         drain(collection)
         #expect(released.count == 1 && invalidated.count == 1)
+    }
+
+    /// An event already queued for a once-observer is not delivered after `invalidate()`.
+    @Test func observeOnceHonoursInvalidationOfAQueuedEvent() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<3))
+        let queue = DispatchQueue(label: "blocked observer queue")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let log = EventLog()
+        let token = collection.observeOnce(on: queue) { log.receive($0) }
+        // Handed over (a once-observer leaves the list then), so its event waits on `queue`.
+        waitUntil("the event to be handed over") { collection.observers.isEmpty }
+        token.invalidate()
+        drain(collection) // the pass that handed it over has queued it behind the gate
+        gate.signal()
+        queue.sync {}
+        #expect(log.count == 0)
+    }
+
+    /// A burst of updates while every observer is busy costs one coalesced event each
+    /// afterwards, and the passes look at observers in proportion to events, not to
+    /// updates × observers.
+    @Test func burstsCoalescePerObserver() {
+        let collection = LiveCollection(adapter: IdentifiableAdapter<TestRow>(), initial: rows(0..<20))
+        let queue = DispatchQueue(label: "blocked observer queue")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let observerCount = 300, updateCount = 3_000
+        let logs = (0..<observerCount).map { _ in EventLog() }
+        let tokens = logs.map { log in collection.observe(on: queue) { log.receive($0) } }
+        waitUntil("every initial event to be queued") {
+            collection.observers.allSatisfy { $0.delivered == 1 }
+        }
+        for step in 0..<updateCount { collection.update(rows(step % 7..<20 + step % 11, content: step)) }
+        let final = collection.elements
+        gate.signal()
+        waitUntil("every observer to reach the final snapshot") { logs.allSatisfy { $0.rows == final } }
+        for log in logs {
+            #expect(log.problems.isEmpty)
+            #expect(log.count == 2) // the initial event, then one from it to the newest
+        }
+        // Before: every update queued a pass over every observer (900,000 looks).
+        #expect(collection.examinedObserverCount <= 10 * observerCount + updateCount,
+                "observers examined: \(collection.examinedObserverCount)")
+        withExtendedLifetime(tokens) {}
     }
 
     @Test func observeOnceFiresOnceWithTheInitialEvent() {

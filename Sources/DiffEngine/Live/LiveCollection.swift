@@ -94,10 +94,14 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
     private var passQueued = false
     /// The version the last pass looked at every observer for.
     private var scannedVersion = -1
-    /// Observers that became ready since the last pass without a new version (registered,
-    /// done with an event, waiting in `next()`): a pass looks at them alone unless the
-    /// version moved, so delivery costs grow with events, not with updates × observers.
+    /// Observers with no event in flight. A pass after a new version looks at these only,
+    /// and otherwise only at `returning`: those that became ready since the last pass
+    /// (registered, done with an event, waiting in `next()`). So the work of delivery grows
+    /// with the events delivered, not with updates × observers.
+    private var idle: [UInt64: Observer] = [:]
     private var returning: [Observer] = []
+    /// Testing: how many observers delivery passes have looked at.
+    private var examined = 0
 
     private enum Delivery {
         case handler(DispatchQueue, @Sendable (LiveEvent<Element>) -> Void)
@@ -256,6 +260,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
             nextObserverID += 1
             let observer = Observer(id: nextObserverID, once: once, delivery: delivery)
             activeObservers[observer.id] = observer
+            idle[observer.id] = observer
             returning.append(observer)
             return observer
         }
@@ -266,6 +271,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         let waiting = lock.withLock { () -> CheckedContinuation<LiveEvent<Element>?, Never>? in
             observer.ended = true
             activeObservers[observer.id] = nil
+            idle[observer.id] = nil
             guard case .pull(let waiting?) = observer.delivery else { return nil }
             observer.delivery = .pull(nil)
             return waiting
@@ -295,17 +301,19 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         let (snapshot, currentVersion, eventStatus, ready) = lock.withLock { () -> ([Element], Int, LiveStatus?, [Observer]) in
             passQueued = false
             // A new version concerns every observer; otherwise only those that came back.
-            let candidates = scannedVersion != version ? Array(activeObservers.values) : returning
+            let candidates = scannedVersion != version ? Array(idle.values) : returning
             returning.removeAll(keepingCapacity: true)
             scannedVersion = version
-            var seen = Set<UInt64>()
+            examined += candidates.count
             let ready = candidates.filter { observer in
-                guard !observer.ended, !observer.inFlight, observer.deliveredVersion < version,
-                      seen.insert(observer.id).inserted else { return false }
+                guard !observer.ended, !observer.inFlight, observer.deliveredVersion < version else { return false }
                 if case .pull(nil) = observer.delivery { return false } // nobody is waiting yet
                 return true
             }
-            ready.forEach { $0.inFlight = true }
+            for observer in ready {
+                observer.inFlight = true
+                idle[observer.id] = nil
+            }
             return (window, version, currentStatus, ready)
         }
         var changesByVersion: [Int: Changeset] = [:] // observers at one version share a diff
@@ -323,13 +331,25 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
             observer.deliveredVersion = currentVersion
             // Nothing to tell: the rows and the status are what this observer last got.
             if !event.isInitial && !changeset.hasChanges && eventStatus == observer.lastStatus {
-                lock.withLock { observer.inFlight = false }
+                lock.withLock { markIdle(observer) }
                 continue
             }
             observer.lastStatus = eventStatus
             hand(event, to: observer)
         }
     }
+
+    /// Under the lock: the observer has no event in flight and may get the next one.
+    private func markIdle(_ observer: Observer) {
+        observer.inFlight = false
+        guard !observer.ended else { return }
+        idle[observer.id] = observer
+        returning.append(observer)
+    }
+
+    /// Testing: how many observers delivery passes have looked at so far.
+    @_spi(Testing)
+    public var examinedObserverCount: Int { lock.withLock { examined } }
 
     private func hand(_ event: LiveEvent<Element>, to observer: Observer) {
         let id = observer.id
@@ -345,7 +365,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         case nil:
             return
         case .pull(let waiting)?:
-            lock.withLock { observer.inFlight = false }
+            lock.withLock { markIdle(observer) }
             waiting?.resume(returning: event)
         case .handler(let queue, let handler)?:
             queue.async { [weak self] in
@@ -353,10 +373,7 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
                 guard let self, !self.lock.withLock({ observer.ended }) else { return }
                 handler(event)
                 guard !observer.once else { return }
-                self.lock.withLock {
-                    observer.inFlight = false
-                    self.returning.append(observer)
-                }
+                self.lock.withLock { self.markIdle(observer) }
                 self.scheduleDeliveries()
             }
         }
