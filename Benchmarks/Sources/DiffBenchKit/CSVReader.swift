@@ -113,7 +113,7 @@ struct CSVParser {
     var line = 1
     /// Where the last scan for trailing blank lines found a byte that is not a line break:
     /// records that start before it are not trailing, so no line rescans the run.
-    private var contentAfterBlanks = 0
+    var contentAfterBlanks = 0
 
     /// The unescaped value of a field.
     func value(of field: CSVField) -> [UInt8] {

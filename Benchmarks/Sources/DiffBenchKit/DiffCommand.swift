@@ -40,8 +40,7 @@ public struct DiffCommand: ParsableCommand {
 
     public func run() throws {
         do throws(InputError) {
-            let output = try execute()
-            FileHandle.standardOutput.write(Data(output))
+            try writeToStandardOutput(try execute())
         } catch {
             FileHandle.standardError.write(Data("diffbench: \(error)\n".utf8))
             throw ExitCode(2)
@@ -97,49 +96,27 @@ public struct DiffCommand: ParsableCommand {
             changes = try diff(oldRows.rows, newRows.rows, using: adapter, options: DiffOptions(moves: moveMode, duplicates: policy))
         } catch {
             let rows = error.side == .old ? oldRows : newRows
+            let key = readableKey(of: rows.rows[error.secondIndex], in: adapter.bytes, json: fileFormat == .jsonl,
+                                  keyColumns: keys.count)
             throw InputError(file: rows.path, line: Int(rows.lines[error.secondIndex]),
-                             message: "duplicate key \(error.identity) (first at line \(rows.lines[error.firstIndex]))")
+                             message: "duplicate key \(key) (first at line \(rows.lines[error.firstIndex]))")
         }
         return summary
-            ? Array(renderSummary(changes, oldRows: oldRows, newRows: newRows, adapter: adapter, json: fileFormat == .jsonl).utf8)
+            ? Array(renderSummary(changes, oldRows: oldRows, newRows: newRows, adapter: adapter,
+                                  json: fileFormat == .jsonl, keyColumns: keys.count).utf8)
             : JSONChangesetRenderer().render(changes)
     }
 }
 
-/// Shows a key for people: CSV keys as they are; JSON keys (canonical encodings) decoded.
-func readableKey(_ bytes: ArraySlice<UInt8>, json: Bool) -> String {
-    guard json else { return String(decoding: bytes, as: UTF8.self) }
-    var parts: [String] = []
-    var index = bytes.startIndex
-    while index < bytes.endIndex {
-        let kind = bytes[index]
-        index += 1
-        switch kind {
-        case UInt8(ascii: "s"):
-            guard bytes.endIndex - index >= 4 else { return "?" }
-            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
-            index += 4
-            let end = min(index + length, bytes.endIndex)
-            parts.append("\"" + String(decoding: bytes[index..<end], as: UTF8.self) + "\"")
-            index = end
-        case UInt8(ascii: "d"):
-            let end = bytes[index...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-            var text = String(decoding: bytes[index..<end], as: UTF8.self)
-            if text.hasSuffix("e0") { text.removeLast(2) }
-            parts.append(text)
-            index = min(end + 1, bytes.endIndex)
-        case UInt8(ascii: "t"): parts.append("true")
-        case UInt8(ascii: "f"): parts.append("false")
-        case UInt8(ascii: "n"): parts.append("null")
-        default: return parts.joined(separator: ", ") + (parts.isEmpty ? "" : ", ") + "(composite)"
-        }
-    }
-    return parts.joined(separator: ", ")
+/// A row's key for people: its key fields' text (CSV) or values as JSON (JSON Lines).
+func readableKey(of row: ByteRow, in bytes: [UInt8], json: Bool, keyColumns: Int) -> String {
+    json ? ReadableKey.json(bytes[row.identity]) : ReadableKey.csv(bytes[row.identity], columns: keyColumns)
 }
 
-func renderSummary(_ changes: Changeset, oldRows: FileRows, newRows: FileRows, adapter: ByteRowAdapter, json: Bool) -> String {
+func renderSummary(_ changes: Changeset, oldRows: FileRows, newRows: FileRows, adapter: ByteRowAdapter,
+                   json: Bool, keyColumns: Int) -> String {
     func key(_ row: ByteRow) -> String {
-        let text = readableKey(adapter.bytes[row.identity], json: json)
+        let text = readableKey(of: row, in: adapter.bytes, json: json, keyColumns: keyColumns)
         return text.count > 60 ? String(text.prefix(57)) + "..." : text
     }
     // Under `first`, indexes refer to the rows left after dropping repeats.

@@ -35,7 +35,8 @@ enum FileFormat: String, CaseIterable {
 /// Opens `path` for reading; it must be a regular file. Returns the descriptor (the
 /// caller closes it) and the size.
 func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, size: Int) {
-    let descriptor = open(path, O_RDONLY)
+    // Non-blocking, so that a FIFO with no writer is refused below instead of hanging here.
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK)
     guard descriptor >= 0 else {
         throw InputError(file: path, line: nil, message: "cannot open: \(String(cString: strerror(errno)))")
     }
@@ -44,7 +45,23 @@ func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, s
         close(descriptor)
         throw InputError(file: path, line: nil, message: "not a regular file")
     }
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     return (descriptor, Int(info.st_size))
+}
+
+/// Writes all of `bytes` to standard output; a failed write (a full disk, a closed
+/// descriptor) is an `InputError` naming standard output, so the command exits 2 with one
+/// line instead of a crash.
+func writeToStandardOutput(_ bytes: [UInt8]) throws(InputError) {
+    var written = 0
+    while written < bytes.count {
+        let result = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + written, bytes.count - written) }
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else {
+            throw InputError(file: "standard output", line: nil, message: "write failed: \(String(cString: strerror(errno)))")
+        }
+        written += result
+    }
 }
 
 /// Reads files whole into one buffer (old then new), so that byte rows of both sides are

@@ -134,4 +134,62 @@ struct FileFixture {
             #expect(err.hasPrefix("diffbench: ") && err.filter { $0 == "\n" }.count == 1)
         }
     }
+
+    /// Keys in messages and summaries are the field texts or JSON values, on one line.
+    @Test func keysArePrintedReadably() throws {
+        let files = try FileFixture()
+        let old = try files.write("old.csv", "a,b,v\n1,\"x\ny\",0\n2,z,0\n1,\"x\ny\",1\n")
+        let message = try #require(try files.error([old, old, "--key", "a,b", "--duplicates", "reject"]))
+        #expect(message == "\(old):5: duplicate key 1,\"x\\ny\" (first at line 2)") // the quoted field spans lines 2-3
+        let json = try files.write("old.jsonl", "{\"id\":1}\n{\"id\":1.0}\n")
+        #expect(try files.error([json, json, "--key", "id", "--duplicates", "reject"]) == "\(json):2: duplicate key 1 (first at line 1)")
+        let strings = try files.write("strings.jsonl", "{\"id\":\"a\\nb\",\"n\":-0.25}\n{\"id\":\"a\\nb\",\"n\":1e30}\n")
+        #expect(try files.error([strings, strings, "--key", "id,n", "--duplicates", "reject"]) == nil)
+        #expect(try files.error([strings, strings, "--key", "id", "--duplicates", "reject"])
+                == "\(strings):2: duplicate key \"a\\nb\" (first at line 1)")
+        let new = try files.write("new.csv", "a,b,v\n2,z,0\n3,\"q,r\",0\n")
+        let summary = try DiffCommand.parse([old, new, "--key", "a,b", "--summary"]).execute()
+        let text = String(decoding: summary, as: UTF8.self)
+        #expect(text.contains("key 3,\"q,r\"") && text.contains("key 1,\"x\\ny\""))
+        #expect(!text.contains("\u{0}"))
+    }
+
+    /// A FIFO is refused at once ("not a regular file"), not waited on.
+    @Test(.timeLimit(.minutes(1))) func fifoIsRefusedWithoutHanging() throws {
+        let files = try FileFixture()
+        let good = try files.write("good.csv", csvOld)
+        let fifo = "\(files.folder)/pipe.csv"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        #expect(try files.error([good, fifo, "--key", "id"]) == "\(fifo): not a regular file")
+    }
+
+    /// A failed write of the result (a full device) is one line on stderr and exit 2.
+    @Test func unwritableStdoutExitsTwo() throws {
+        let files = try FileFixture()
+        let good = try files.write("good.csv", csvOld)
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("diffbench")
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "diffbench is built beside the tests")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["diff", good, good, "--key", "id"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 2)
+        #expect(err == "diffbench: standard output: write failed: No space left on device\n")
+    }
+
+    /// Blank lines inside a one-column CSV are records with an empty key; trailing ones end
+    /// the file. Each run is scanned once (a long run used to be rescanned line by line).
+    @Test func blankLineRunsInOneColumnCSV() throws {
+        let files = try FileFixture()
+        let old = try files.write("old.csv", "id\n" + String(repeating: "\n", count: 20_000) + "x\n" + String(repeating: "\n", count: 5_000))
+        let new = try files.write("new.csv", "id\nx\n")
+        let changes = try files.diff([old, new, "--key", "id"]).get()
+        #expect(changes.oldCount == 20_001 && changes.newCount == 1)
+        #expect(changes.deletions == Array(0..<20_000) && changes.insertions.isEmpty && changes.moves.isEmpty)
+    }
 }
