@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "DiffEngineBenchmarks",
+    products: [
+        // The CSV and JSON Lines readers, for the CLI and the parser fuzzers.
+        .library(name: "DiffEngineFiles", targets: ["DiffEngineFiles"]),
+    ],
     dependencies: [
         .package(name: "DiffEngine", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -10,10 +14,13 @@ let package = Package(
     targets: [
         // Counts heap bytes and allocations by interposing malloc in the executable.
         .target(name: "CMallocCounter"),
-        // The benchmark, the file differ and their readers, as a library so they can be tested.
+        // Keyed tables from files: the CSV and JSON Lines readers, readable keys, file access.
+        .target(name: "DiffEngineFiles", dependencies: [.product(name: "DiffEngine", package: "DiffEngine")]),
+        // The benchmark and the file differ, as a library so they can be tested.
         .target(
             name: "DiffBenchKit",
             dependencies: [
+                "DiffEngineFiles",
                 .product(name: "DiffEngine", package: "DiffEngine"),
                 .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -9,6 +9,10 @@ uint64_t dc_hash_bytes(const void *bytes, size_t length) {
     return XXH3_64bits_withSeed(length ? bytes : NULL, length, DC_HASH_SEED);
 }
 
+uint64_t dc_hash_bytes_seeded(const void *bytes, size_t length, uint64_t seed) {
+    return XXH3_64bits_withSeed(length ? bytes : NULL, length, seed);
+}
+
 /* Little-endian store, so that the canonical bytes and thus the hash are the same on
  * every machine. */
 static inline void dc_store_le64(uint8_t *to, uint64_t value) {

@@ -4,7 +4,7 @@
 # core's internal checks; the Swift harness gets ASan (UBSan is not supported for Swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CLANG=${SWIFT_CLANG:-/opt/swift/usr/bin/clang}
+CLANG=${SWIFT_CLANG:-$(dirname "$(readlink -f "$(command -v swift)")")/clang}
 OUT=.build-fuzz
 mkdir -p "$OUT"
 COMMON=(-fuse-ld=lld -g -O1 -std=c11 -Wall -Wextra -DDC_INTERNAL_CHECKS -ICDiffCore/include
@@ -17,12 +17,13 @@ for harness in fuzz/fuzz_*.c; do
     "$CLANG" "${COMMON[@]}" CDiffCore/*.c fuzz/reference_differ.c fuzz/replay_main.c "$harness" -o "$OUT/$name-replay"
 done
 
-if [ -d fuzz/swift ]; then
-    echo "fuzz/build: fuzz_swift_api"
+# The Swift harnesses: the public API and the parsers of untrusted input.
+for name in fuzz_swift_api fuzz_csv fuzz_json; do
+    echo "fuzz/build: $name"
     swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift" \
-        --product fuzz_swift_api --sanitize=fuzzer --sanitize=address
-    cp "$OUT/swift/release/fuzz_swift_api" "$OUT/fuzz_swift_api"
+        --product "$name" --sanitize=fuzzer --sanitize=address
+    cp "$OUT/swift/release/$name" "$OUT/$name"
     swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift-replay" \
-        --product fuzz_swift_api_replay --sanitize=address
-    cp "$OUT/swift-replay/release/fuzz_swift_api_replay" "$OUT/fuzz_swift_api-replay"
-fi
+        --product "${name}_replay" --sanitize=address
+    cp "$OUT/swift-replay/release/${name}_replay" "$OUT/$name-replay"
+done

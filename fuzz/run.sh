@@ -9,7 +9,7 @@ OUT=.build-fuzz
 
 harnesses=()
 for source in fuzz/fuzz_*.c; do harnesses+=("$(basename "$source" .c)"); done
-[ -d fuzz/swift ] && harnesses+=(fuzz_swift_api)
+harnesses+=(fuzz_swift_api fuzz_csv fuzz_json)
 
 for name in "${harnesses[@]}"; do
     binary="$OUT/$name"
@@ -25,7 +25,8 @@ for name in "${harnesses[@]}"; do
         # New inputs go to a scratch folder: the committed corpus stays small and fixed.
         log="$OUT/$name.log"
         status=0
-        "$binary" -max_total_time="$SECONDS_EACH" -max_len=512 -print_final_stats=1 \
+        # -timeout: an input that takes seconds is a hang (inputs are at most 4 KB).
+        "$binary" -max_total_time="$SECONDS_EACH" -max_len=4096 -timeout=10 -print_final_stats=1 \
             -artifact_prefix="$OUT/$name-" "$work" "$corpus" >"$log" 2>&1 || status=$?
         grep -E "stat::number_of_executed_units|^Done" "$log" || true
         rm -rf "$work"

@@ -58,6 +58,11 @@ const char *dc_status_message(dc_status_t status);
 /* XXH3-64 of `length` bytes. `bytes` may be NULL when `length` is 0. */
 uint64_t dc_hash_bytes(const void *bytes, size_t length);
 
+/* XXH3-64 of `length` bytes with the caller's `seed` instead of DC_HASH_SEED: with a secret
+ * seed, a key that nobody can craft collisions for (the engine re-keys colliding identities
+ * with it). Not stable unless the seed is. */
+uint64_t dc_hash_bytes_seeded(const void *bytes, size_t length, uint64_t seed);
+
 /* The hash of a pair of hashes: XXH3-64 over the 16 bytes of `first` then `second`,
  * each little-endian. Multi-field identities and contents fold their fields with it. */
 uint64_t dc_hash_combine(uint64_t first, uint64_t second);

@@ -17,12 +17,22 @@ internal let _unpaired: UInt32 = DC_UNPAIRED
 /// could craft keys that share probe sequences.
 private let _placementSeed: UInt64 = UInt64.random(in: .min ... .max)
 
+/// XXH3-64 of `bytes` seeded with a per-process secret: the seeded identity key of
+/// byte-backed identities (strings, byte arrays, UUIDs), which nobody can craft collisions
+/// for without the secret.
+@usableFromInline
+internal func _secretHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    dc_hash_bytes_seeded(bytes.baseAddress, bytes.count, _rekeyingSeed)
+}
+
+private let _rekeyingSeed: UInt64 = UInt64.random(in: .min ... .max)
+
 /// How many identity checks may fail (equal keys, distinct identities) in one pass over
 /// `rows` rows before the core stops and the caller re-keys with a secret-seeded hash.
 /// Honest 64-bit keys almost never fail one; a crafted class of c colliding identities
 /// costs about c² / 2, so a linear budget bounds the time spent before re-keying.
 @usableFromInline
-internal func _collisionBudget(rows: Int) -> Int { 64 + 2 * rows }
+internal func _collisionBudget(rows: Int) -> Int { 64 + rows / 2 }
 
 /// XXH3-64 with the engine's fixed seed over `bytes`.
 @usableFromInline

@@ -207,11 +207,12 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
 /// - Exact keys (integer ids): the keys are the identities; nothing is verified.
 /// - Hashed keys: pair by key first, then verify every pair. If all hold, the pairing is
 ///   the one exact identities give (a merged hash class whose paired prefixes agree pairs
-///   each identity's k-th occurrences). One failure (a real 64-bit collision) re-runs the
-///   pairing with every key match verified, within a linear budget of failed checks; past
-///   it (many distinct identities share keys: crafted collisions of a public hash), the
-///   rows are re-keyed with `seededKeys` (a per-process secret hash) and paired again.
-/// - `keyBits` (testing): keys cut to that many bits, every match verified, no budget.
+///   each identity's k-th occurrences). A failure is a real 64-bit collision: by chance
+///   about once in 2^64 / n² diffs, so in practice crafted against the public hash. The
+///   rows are then re-keyed with `seededKeys` (a per-process secret hash nobody can craft
+///   collisions for) and paired with every key match verified; an adapter without seeded
+///   keys is paired on its own keys, every match verified.
+/// - `keyBits` (testing): keys cut to that many bits, every match verified.
 ///
 /// - Parameters:
 ///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
@@ -230,23 +231,19 @@ internal func _pairByIdentity(
     }
     workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
     if exact || _allPairsHold(workspace.newToOld, identityEqual) { return }
-    let budget = _collisionBudget(rows: old.count + new.count)
-    if workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual, collisionBudget: budget) {
-        return
-    }
     var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
     let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
         newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
     }
-    if seeded {
-        oldSeeded.withUnsafeBufferPointer { oldBuffer in
-            newSeeded.withUnsafeBufferPointer { newBuffer in
-                _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
-            }
-        }
-    } else {
-        // The adapter's own keys collide: slow, as its contract says, but exact.
+    guard seeded else {
+        // The adapter's own keys collide: slow if many do, as its contract says, but exact.
         workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
+        return
+    }
+    oldSeeded.withUnsafeBufferPointer { oldBuffer in
+        newSeeded.withUnsafeBufferPointer { newBuffer in
+            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
+        }
     }
 }
 

@@ -33,7 +33,7 @@ internal func _diffKeys(
     precondition(newContents.map { $0.count == newKeys.count } ?? true, "one new content hash a row")
     oldKeys.withUnsafeBufferPointer { oldBuffer in
         newKeys.withUnsafeBufferPointer { newBuffer in
-            workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: nil)
+            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: nil)
         }
     }
     if let oldContents, let newContents {

@@ -1,18 +1,27 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The Swift API fuzz target. Built only by fuzz/build.sh:
-//   fuzz_swift_api         with --sanitize=fuzzer --sanitize=address (libFuzzer supplies main)
-//   fuzz_swift_api_replay  with --sanitize=address, replaying corpus folders
+// The Swift fuzz targets, each built twice by fuzz/build.sh:
+//   fuzz_NAME          with --sanitize=fuzzer --sanitize=address (libFuzzer supplies main)
+//   fuzz_NAME_replay   with --sanitize=address, replaying corpus folders
+// swift_api: the public diff API against the naive reference; csv and json: the parsers
+// of untrusted input (the CSV reader and the JSON canonicaliser).
+let harnesses = ["fuzz_swift_api", "fuzz_csv", "fuzz_json"]
+
 let package = Package(
     name: "DiffEngineFuzz",
-    dependencies: [.package(name: "DiffEngine", path: "../..")],
+    dependencies: [
+        .package(name: "DiffEngine", path: "../.."),
+        .package(name: "DiffEngineBenchmarks", path: "../../Benchmarks"),
+    ],
     targets: [
         .target(name: "FuzzTargets", dependencies: [
             .product(name: "DiffEngine", package: "DiffEngine"),
             .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
+            .product(name: "DiffEngineFiles", package: "DiffEngineBenchmarks"),
         ]),
-        .executableTarget(name: "fuzz_swift_api", dependencies: ["FuzzTargets"]),
-        .executableTarget(name: "fuzz_swift_api_replay", dependencies: ["FuzzTargets"]),
-    ]
+    ] + harnesses.flatMap { name in [
+        .executableTarget(name: name, dependencies: ["FuzzTargets"]),
+        .executableTarget(name: name + "_replay", dependencies: ["FuzzTargets"]),
+    ] }
 )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DiffEngine
+@_exported import DiffEngineFiles
 import Foundation
 
 /// `diffbench diff OLD NEW --key COL[,COL…]`: a keyed diff of two CSV or JSON Lines files,

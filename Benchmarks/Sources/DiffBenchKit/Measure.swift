@@ -17,6 +17,8 @@ struct Measurement: Codable {
     var allocations: Int?
     var ratioToCollectionDifference: Double?
     var ratioToFlat: Double?
+    /// Hostile group: the crafted input's median over its random twin's.
+    var ratioToRandomTwin: Double?
 }
 
 /// Keeps the optimizer from dropping a result.

@@ -12,7 +12,7 @@ public struct RunCommand: ParsableCommand {
         abstract: "Time every engine on the seeded scenarios, after checking each answer against SPEC.md section 4."
     )
 
-    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name)).joined(separator: ", ")).")
+    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name) + hostileCases.map(\.name)).joined(separator: ", ")).")
     var scenario: String?
 
     @Option(help: "Comma-separated row counts: only scenarios of these sizes (e.g. 5000).")
@@ -35,7 +35,7 @@ public struct RunCommand: ParsableCommand {
         if let engines, let unknown = parseList(engines).first(where: { !engineNames.contains($0) }) {
             throw ValidationError("unknown engine '\(unknown)'; engines: \(engineNames.joined(separator: ", "))")
         }
-        if selectedScenarios().isEmpty && selectedStreams().isEmpty {
+        if selectedScenarios().isEmpty && selectedStreams().isEmpty && selectedHostile().isEmpty {
             throw ValidationError("no scenario matches --scenario and --size")
         }
     }
@@ -54,6 +54,13 @@ public struct RunCommand: ParsableCommand {
         return allStreams.filter { stream in
             (names?.contains { stream.name.hasPrefix($0) } ?? true) && (sizes?.contains(stream.rows) ?? true)
         }
+    }
+
+    /// The hostile group runs at its own sizes: selected by name, or in a run without --size.
+    func selectedHostile() -> [HostileCase] {
+        let names = scenario.map(parseList)
+        if names == nil && size != nil { return [] }
+        return hostileCases.filter { hostile in names?.contains { hostile.name.hasPrefix($0) } ?? true }
     }
 
     public func run() throws {
@@ -114,7 +121,10 @@ public struct RunCommand: ParsableCommand {
                 measurements.append(measure())
             }
         }
-        print(renderTable(measurements))
+        let hostile = measureHostile(selectedHostile(), runs: runs)
+        measurements += hostile
+        print(renderTable(measurements.filter { $0.ratioToRandomTwin == nil && !$0.scenario.hasPrefix("hostile-") }))
+        if !hostile.isEmpty { print("\n" + renderHostileTable(hostile)) }
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

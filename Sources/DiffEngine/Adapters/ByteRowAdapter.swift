@@ -70,14 +70,12 @@ public struct ByteRowAdapter: RowAdapter, Sendable {
         String(decoding: bytes[row.identity], as: UTF8.self)
     }
 
-    /// `Hasher` over each row's identity bytes.
+    /// XXH3 of each row's identity bytes with a per-process secret seed.
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<ByteRow>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         precondition(rows.count == keys.count, "one key a row")
         bytes.withUnsafeBytes { buffer in
             for index in rows.indices {
-                var hasher = Hasher()
-                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[rows[index].identity]))
-                keys[index] = UInt64(bitPattern: Int64(hasher.finalize()))
+                keys[index] = _secretHash(UnsafeRawBufferPointer(rebasing: buffer[rows[index].identity]))
             }
         }
         return true

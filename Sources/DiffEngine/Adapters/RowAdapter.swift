@@ -88,13 +88,21 @@ extension RowAdapter {
     }
 }
 
-/// Writes `Hasher`'s per-process seeded hash of each row's `identity` (the built-in
-/// adapters' seeded identity keys).
+/// Writes a per-process secret key of each row's `identity` (the built-in adapters' seeded
+/// identity keys): XXH3 with a secret seed over the bytes of strings and byte arrays, Swift's
+/// seeded `Hasher` for any other type.
 @inlinable
 internal func _writeSeededKeys<Row, Identity: Hashable>(
     _ rows: UnsafeBufferPointer<Row>, _ keys: UnsafeMutableBufferPointer<UInt64>, _ identity: (Row) -> Identity
 ) -> Bool {
     precondition(rows.count == keys.count, "one key a row")
-    for index in rows.indices { keys[index] = UInt64(bitPattern: Int64(identity(rows[index]).hashValue)) }
+    for index in rows.indices { keys[index] = _seededKey(identity(rows[index])) }
     return true
+}
+
+@inlinable
+internal func _seededKey<Identity: Hashable>(_ value: Identity) -> UInt64 {
+    if let bytes = value as? [UInt8] { return bytes.withUnsafeBytes { _secretHash($0) } }
+    if var text = value as? String { return text.withUTF8 { _secretHash(UnsafeRawBufferPointer($0)) } }
+    return UInt64(bitPattern: Int64(value.hashValue))
 }

@@ -152,8 +152,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                         (aSide == .old ? old[a] : new[a]) == (bSide == .old ? old[b] : new[b])
                     },
                     seededKeys: { oldSeeded, newSeeded in
-                        for index in old.indices { oldSeeded[index] = UInt64(bitPattern: Int64(old[index].hashValue)) }
-                        for index in new.indices { newSeeded[index] = UInt64(bitPattern: Int64(new[index].hashValue)) }
+                        for index in old.indices { oldSeeded[index] = _seededKey(old[index]) }
+                        for index in new.indices { newSeeded[index] = _seededKey(new[index]) }
                         return true
                     })
             }

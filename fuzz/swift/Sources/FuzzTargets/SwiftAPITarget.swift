@@ -131,7 +131,7 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
 
 /// Prints the disagreement, both answers and the input in hex, then aborts (in release too).
 func fail(_ what: String, problems: [String], details: String, input: [UInt8]) -> Never {
-    var report = "fuzz_swift_api: \(what)\n  problems: \(problems.prefix(5))\n  \(details)\n"
+    var report = "fuzz: \(what)\n  problems: \(problems.prefix(5))\n  \(details)\n"
     report += "  input (\(input.count) bytes): " + input.map { String($0, radix: 16) }.joined(separator: " ") + "\n"
     report.withCString { _ = write(2, $0, strlen($0)) }
     abort()

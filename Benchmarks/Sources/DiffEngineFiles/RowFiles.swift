@@ -7,23 +7,33 @@ public struct InputError: Error, CustomStringConvertible {
     public var line: Int?
     public var message: String
 
+    public init(file: String, line: Int?, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
     public var description: String {
         line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
     }
 }
 
 /// The rows of one file: byte spans into the shared buffer, and each row's first line.
-struct FileRows {
-    var path: String
-    var rows: [ByteRow] = []
-    var lines: [Int32] = []
+public struct FileRows {
+    public var path: String
+    public var rows: [ByteRow] = []
+    public var lines: [Int32] = []
+
+    public init(path: String) {
+        self.path = path
+    }
 }
 
-enum FileFormat: String, CaseIterable {
+public enum FileFormat: String, CaseIterable, Sendable {
     case csv, jsonl
 
     /// The format of a path by its extension, if it tells.
-    init?(path: String) {
+    public init?(path: String) {
         switch (path as NSString).pathExtension.lowercased() {
         case "csv": self = .csv
         case "jsonl", "ndjson": self = .jsonl
@@ -34,7 +44,7 @@ enum FileFormat: String, CaseIterable {
 
 /// Opens `path` for reading; it must be a regular file. Returns the descriptor (the
 /// caller closes it) and the size.
-func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, size: Int) {
+public func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, size: Int) {
     // Non-blocking, so that a FIFO with no writer is refused below instead of hanging here.
     let descriptor = open(path, O_RDONLY | O_NONBLOCK)
     guard descriptor >= 0 else {
@@ -52,7 +62,7 @@ func openRegularFile(_ path: String) throws(InputError) -> (descriptor: Int32, s
 /// Writes all of `bytes` to standard output; a failed write (a full disk, a closed
 /// descriptor) is an `InputError` naming standard output, so the command exits 2 with one
 /// line instead of a crash.
-func writeToStandardOutput(_ bytes: [UInt8]) throws(InputError) {
+public func writeToStandardOutput(_ bytes: [UInt8]) throws(InputError) {
     var written = 0
     while written < bytes.count {
         let result = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + written, bytes.count - written) }
@@ -66,7 +76,7 @@ func writeToStandardOutput(_ bytes: [UInt8]) throws(InputError) {
 
 /// Reads files whole into one buffer (old then new), so that byte rows of both sides are
 /// spans of a single buffer and are hashed in C straight from it.
-func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges: [Range<Int>]) {
+public func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges: [Range<Int>]) {
     var sizes: [Int] = []
     var descriptors: [Int32] = []
     defer { descriptors.forEach { _ = close($0) } }
@@ -100,13 +110,13 @@ func readFiles(_ paths: [String]) throws(InputError) -> (bytes: [UInt8], ranges:
 }
 
 /// The 1-based line of byte `offset` within `range`.
-func lineNumber(of offset: Int, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+public func lineNumber(of offset: Int, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
     var line = 1
     for index in start..<offset where bytes[index] == UInt8(ascii: "\n") { line += 1 }
     return line
 }
 
-func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throws(InputError) {
+public func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throws(InputError) {
     let invalid = bytes.withUnsafeBytes { buffer in
         firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[range])).map { ($0 + range.lowerBound, lineNumber(of: $0 + range.lowerBound, in: buffer, from: range.lowerBound)) }
     }
@@ -114,10 +124,10 @@ func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throws(Input
 }
 
 /// A file mapped read-only into memory: no copy, no zero-filled pages.
-final class MappedFile {
-    let bytes: UnsafeRawBufferPointer
+public final class MappedFile {
+    public let bytes: UnsafeRawBufferPointer
 
-    init(path: String) throws(InputError) {
+    public init(path: String) throws(InputError) {
         let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
         guard size > 0 else {

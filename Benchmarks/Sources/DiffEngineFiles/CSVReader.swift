@@ -10,11 +10,15 @@ import Foundation
 /// Content: the record with minimal quoting, which for a record without quotes is its
 /// own bytes, so most rows need no copy; records that use quotes are re-encoded into the
 /// buffer's tail.
-struct CSVReader {
-    let keys: [String]
+public struct CSVReader {
+    public let keys: [String]
+
+    public init(keys: [String]) {
+        self.keys = keys
+    }
 
     /// Parses the file at `range` of `bytes`, appending re-encodings to `bytes`.
-    func read(_ bytes: inout [UInt8], _ range: Range<Int>, file: String) throws(InputError) -> FileRows {
+    public func read(_ bytes: inout [UInt8], _ range: Range<Int>, file: String) throws(InputError) -> FileRows {
         var result = FileRows(path: file)
         var keyColumns: [Int] = []
         var extra: [UInt8] = [] // re-encodings, appended to `bytes` at the end

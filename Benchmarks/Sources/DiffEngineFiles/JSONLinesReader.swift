@@ -3,8 +3,10 @@ import Foundation
 
 /// Reads JSON Lines: one JSON object a line; blank lines are skipped. Identity: the key
 /// members' values; content: the whole object by value (see `JSONDocuments`).
-struct JSONLinesReader {
-    func read(_ file: MappedFile, path: String, into documents: inout JSONDocuments) throws(InputError) -> FileRows {
+public struct JSONLinesReader {
+    public init() {}
+
+    public func read(_ file: MappedFile, path: String, into documents: inout JSONDocuments) throws(InputError) -> FileRows {
         var result = FileRows(path: path)
         var failure: InputError?
         let buffer = file.bytes

@@ -2,11 +2,11 @@ import Foundation
 
 /// Row keys for people, always on one line: what a message or the summary prints for a
 /// row's identity bytes (never the internal encodings).
-enum ReadableKey {
+public enum ReadableKey {
     /// A CSV key: the key fields' texts joined by commas, each quoted as CSV would quote it
     /// and with line breaks and other control characters escaped (`\n`, `\u{1}`).
     /// - Parameter columns: how many key columns; several are stored length-prefixed.
-    static func csv(_ bytes: ArraySlice<UInt8>, columns: Int) -> String {
+    public static func csv(_ bytes: ArraySlice<UInt8>, columns: Int) -> String {
         guard columns > 1 else { return csvField(bytes) }
         var fields: [String] = []
         var index = bytes.startIndex
@@ -28,7 +28,7 @@ enum ReadableKey {
     }
 
     /// A JSON key: the key members' values as JSON text, joined by commas.
-    static func json(_ bytes: ArraySlice<UInt8>) -> String {
+    public static func json(_ bytes: ArraySlice<UInt8>) -> String {
         var index = bytes.startIndex
         var values: [String] = []
         while index < bytes.endIndex {
@@ -113,7 +113,7 @@ enum ReadableKey {
     }
 
     /// Line breaks, tabs and other control characters as escapes, so a key stays on one line.
-    static func escapingControls(_ text: String) -> String {
+    public static func escapingControls(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

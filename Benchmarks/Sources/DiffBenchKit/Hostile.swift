@@ -1,0 +1,190 @@
+import DiffEngine
+import DiffEngineTestSupport
+import Dispatch
+import Foundation
+
+/// One attack of the `hostile` group: an input crafted against the engine's public seed
+/// and code, and its random twin of the same size and shape. Both answers are checked;
+/// the crafted input's median over the twin's is the figure (target: at most 2).
+struct HostileCase: Sendable {
+    var name: String
+    var summary: String
+    /// Builds the inputs: the work for the crafted input and for its random twin.
+    var make: @Sendable () -> (crafted: HostileWorkload, random: HostileWorkload)
+    var runs: Int
+}
+
+/// The timed work on one input, and a check of its answer (problems; empty when right).
+struct HostileWorkload {
+    var run: () -> Any
+    var check: () -> [String]
+}
+
+/// A row keyed by bytes, as ids from a client are.
+struct ByteIDRow: Identifiable, Hashable {
+    var id: [UInt8]
+    var value: Int
+}
+
+/// Exact integer ids that all land in home slot 0 of an unkeyed Fibonacci table
+/// (id × 0x9e3779b97f4a7c15 has all-zero high bits): what the identity table placed by
+/// before its placement was keyed with a per-process secret.
+func fibonacciSlotZeroID(_ index: Int) -> Int {
+    Int(bitPattern: UInt(UInt64(index) &* 0xf1de_83e1_9937_733d)) // 0x9e3779b97f4a7c15⁻¹ mod 2^64
+}
+
+/// 32-byte ids sharing one XXH3-64 under the public seed: bytes 0-7 zero XXH3's first
+/// 16-byte multiply, so bytes 8-15 (here the index) stop mattering.
+func xxh3CollidingID(_ index: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0x2a, count: 32)
+    withUnsafeBytes(of: (UInt64(0xbe4b_a423_396c_feb8) &+ 0x4469_6666_456e_6731).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+    withUnsafeBytes(of: UInt64(index).littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+    return bytes
+}
+
+let hostileCases: [HostileCase] = [
+    HostileCase(name: "hostile-int-ids", summary: "100,000 exact integer ids in one Fibonacci slot vs random ids (flat keys and Identifiable)", make: {
+        func workload(_ id: @escaping (Int) -> Int) -> HostileWorkload {
+            var generator = SeededGenerator(seed: 0x1d5)
+            let old = (0..<100_000).map { Row(id: id($0), value: 0) }
+            var next = 100_000
+            let new = perturb(old, ChangeRates(), using: &generator, update: { Row(id: $0.id, value: $0.value + 1) },
+                              fresh: { _ in next += 1; return Row(id: id(next), value: 0) })
+            let oldKeys = old.map { UInt64(bitPattern: Int64($0.id)) }, newKeys = new.map { UInt64(bitPattern: Int64($0.id)) }
+            let verifier = makeVerifier(old, new, identity: \.id, sameContent: ==)
+            let both = { (diff(oldKeys: oldKeys, newKeys: newKeys), try! diff(old, new, using: IdentifiableAdapter<Row>())) }
+            return HostileWorkload(run: both) {
+                let (flat, rows) = both()
+                return verifier.check(rows, .minimal) + (flat.deletions == rows.deletions && flat.insertions == rows.insertions ? [] : ["flat keys differ"])
+            }
+        }
+        let crafted = workload(fibonacciSlotZeroID)
+        var random = SeededGenerator(seed: 0xabc)
+        let randomIDs = (0..<120_000).map { _ in Int.random(in: .min ... .max, using: &random) }
+        return (crafted, workload { randomIDs[$0 % randomIDs.count] })
+    }, runs: 11),
+    HostileCase(name: "hostile-byte-ids", summary: "32,000 [UInt8] ids sharing one full XXH3-64 vs random 32-byte ids", make: {
+        func workload(_ id: @escaping (Int) -> [UInt8]) -> HostileWorkload {
+            var generator = SeededGenerator(seed: 0xb17e5)
+            let old = (0..<32_000).map { ByteIDRow(id: id($0), value: 0) }
+            var next = 32_000
+            let new = perturb(old, ChangeRates(), using: &generator, update: { ByteIDRow(id: $0.id, value: 1) },
+                              fresh: { _ in next += 1; return ByteIDRow(id: id(next), value: 0) })
+            let verifier = makeVerifier(old, new, identity: \.id, sameContent: ==)
+            let run = { try! diff(old, new, using: IdentifiableAdapter<ByteIDRow>()) }
+            return HostileWorkload(run: run) { verifier.check(run(), .minimal) }
+        }
+        return (workload(xxh3CollidingID), workload { index in
+            var generator = SeededGenerator(seed: UInt64(index) &+ 1)
+            return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        })
+    }, runs: 11),
+    HostileCase(name: "hostile-json-wide", summary: "one JSON object of 80,000 members in descending order vs ascending (canonicalised)", make: {
+        func workload(descending: Bool) -> HostileWorkload {
+            let names = (0..<80_000).map { String(format: "m%06d", $0) }
+            let text = Array(("{" + (descending ? names.reversed() : names).map { "\"\($0)\":1" }.joined(separator: ",") + "}").utf8)
+            let run = { () -> [UInt8]? in
+                var documents = JSONDocuments(keys: ["m000000"])
+                guard let row = try? text.withUnsafeBytes({ try documents.append(json: $0) }) else { return nil }
+                return Array(documents.canonicalBytes[row.content])
+            }
+            return HostileWorkload(run: run) { run() == nil ? ["did not parse"] : [] }
+        }
+        return (workload(descending: true), workload(descending: false))
+    }, runs: 11),
+    HostileCase(name: "hostile-csv-blank", summary: "a one-column CSV of 200,000 blank lines then a row vs 200,000 one-character rows", make: {
+        func workload(_ body: String) -> HostileWorkload {
+            let text = Array(("id\n" + body + "x\n").utf8)
+            let run = { () -> FileRows? in
+                var bytes = text
+                return try? CSVReader(keys: ["id"]).read(&bytes, 0..<text.count, file: "blank.csv")
+            }
+            return HostileWorkload(run: run) { run()?.rows.count == 200_001 ? [] : ["read \(run()?.rows.count ?? -1) rows"] }
+        }
+        return (workload(String(repeating: "\n", count: 200_000)), workload(String(repeating: "a\n", count: 200_000)))
+    }, runs: 11),
+    HostileCase(name: "hostile-observers", summary: "8 producers × 20,000 updates: last delivery after the producers stop, 1,000 observers vs 10", make: {
+        func workload(observers: Int) -> HostileWorkload {
+            let run = { () -> [String] in
+                let collection = LiveCollection(adapter: IdentifiableAdapter<Row>(), initial: [])
+                let reached = Counter()
+                let final = (0..<50).map { Row(id: $0, value: -1) }
+                let tokens = (0..<observers).map { _ in
+                    collection.observe { event in
+                        if event.snapshot == final { reached.increment() }
+                    }
+                }
+                DispatchQueue.concurrentPerform(iterations: 8) { producer in
+                    for step in 0..<20_000 { collection.update((0..<(step % 50)).map { Row(id: $0, value: producer) }) }
+                }
+                // The timed part that matters is what follows the burst: the same for both.
+                collection.update(final)
+                let deadline = Date().addingTimeInterval(120)
+                while reached.value < observers && Date() < deadline { usleep(200) }
+                withExtendedLifetime(tokens) {}
+                return reached.value == observers ? [] : ["\(observers - reached.value) observers never got the final snapshot"]
+            }
+            return HostileWorkload(run: run, check: run)
+        }
+        return (workload(observers: 1_000), workload(observers: 10))
+    }, runs: 3),
+]
+
+/// A count shared between threads.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Runs the selected hostile cases: checks both answers, then times them interleaved.
+func measureHostile(_ cases: [HostileCase], runs: Int?) -> [Measurement] {
+    var measurements: [Measurement] = []
+    for hostile in cases {
+        progress("\(hostile.name): generating (\(hostile.summary))")
+        let (crafted, random) = hostile.make()
+        var craftedMeasurement = Measurement(scenario: hostile.name, engine: "crafted", status: "ok")
+        var randomMeasurement = Measurement(scenario: hostile.name, engine: "random twin", status: "ok")
+        let problems = crafted.check() + random.check()
+        if !problems.isEmpty {
+            craftedMeasurement.status = "FAIL: \(problems.prefix(3).joined(separator: "; "))"
+            measurements.append(craftedMeasurement)
+            continue
+        }
+        let count = runs ?? hostile.runs
+        var craftedTimes: [Double] = [], randomTimes: [Double] = []
+        let clock = ContinuousClock()
+        for _ in 0..<count { // interleaved, so both see the same machine
+            craftedTimes.append(milliseconds(clock.measure { blackHole(crafted.run()) }))
+            randomTimes.append(milliseconds(clock.measure { blackHole(random.run()) }))
+        }
+        for (times, index) in [(craftedTimes.sorted(), 0), (randomTimes.sorted(), 1)] {
+            var measurement = index == 0 ? craftedMeasurement : randomMeasurement
+            measurement.runs = count
+            measurement.medianMilliseconds = median(times)
+            measurement.minMilliseconds = times.first
+            measurement.maxMilliseconds = times.last
+            if index == 0 { craftedMeasurement = measurement } else { randomMeasurement = measurement }
+        }
+        craftedMeasurement.ratioToRandomTwin = craftedMeasurement.medianMilliseconds! / randomMeasurement.medianMilliseconds!
+        measurements += [craftedMeasurement, randomMeasurement]
+    }
+    return measurements
+}
+
+/// The hostile table: crafted and random medians side by side and their ratio.
+func renderHostileTable(_ measurements: [Measurement]) -> String {
+    var lines = ["hostile input     crafted median ms   random median ms   crafted/random"]
+    for crafted in measurements where crafted.engine == "crafted" {
+        let name = crafted.scenario.padding(toLength: 17, withPad: " ", startingAt: 0)
+        guard crafted.status == "ok",
+              let twin = measurements.first(where: { $0.scenario == crafted.scenario && $0.engine == "random twin" }) else {
+            lines.append("\(name) \(crafted.status)")
+            continue
+        }
+        lines.append(name + String(format: "%18.3f %18.3f %16.2f", crafted.medianMilliseconds ?? 0,
+                                   twin.medianMilliseconds ?? 0, crafted.ratioToRandomTwin ?? 0))
+    }
+    return lines.joined(separator: "\n")
+}
