@@ -1,15 +1,22 @@
 # The two quick-start commands are `make bench` and `make test`; each first installs
 # libxxhash-dev when its header is missing (a fresh machine of this project's kind).
-SWIFT_CLANG ?= /opt/swift/usr/bin/clang
+# The clang that ships with the Swift toolchain (libFuzzer and the sanitizers come with it).
+SWIFT_CLANG ?= $(dir $(realpath $(shell command -v swift)))clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
 .PHONY: deps test bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
+# xxHash's header: installed with apt on Debian/Ubuntu as root, otherwise named.
 deps:
-	@if [ ! -f /usr/include/xxhash.h ]; then \
-		echo "installing libxxhash-dev"; \
-		apt-get update -qq && apt-get install -y libxxhash-dev; \
+	@if [ ! -f /usr/include/xxhash.h ] && ! pkg-config --exists libxxhash 2>/dev/null; then \
+		if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+			echo "installing libxxhash-dev"; \
+			apt-get update -qq && apt-get install -y libxxhash-dev; \
+		else \
+			echo "DiffEngine needs xxHash 0.8 or newer: apt-get install libxxhash-dev (Debian/Ubuntu), brew install xxhash (macOS)"; \
+			exit 1; \
+		fi; \
 	fi
 
 test: deps

@@ -75,11 +75,11 @@ static inline dc_placement_t dc_placement_from_seed(uint64_t seed) {
     return placement;
 }
 
-/* Two folded multiplies keyed by the placement secret: every bit of the key reaches the
- * high bits (the slot) and the low bits (the tag). */
+/* One folded multiply keyed by the placement secret (foldhash's mix): every bit of the key
+ * reaches the high bits (the slot) and the low bits (the tag), and without the secret
+ * nobody can choose keys that meet in one slot. */
 static inline uint64_t dc_place(uint64_t key, const dc_placement_t *placement) {
-    uint64_t mixed = dc_fold_multiply(key ^ placement->first, placement->second);
-    return dc_fold_multiply(mixed ^ placement->second, UINT64_C(0x9e3779b97f4a7c15));
+    return dc_fold_multiply(key ^ placement->first, placement->second);
 }
 
 typedef struct dc_probe {
@@ -88,14 +88,18 @@ typedef struct dc_probe {
     uint32_t tag;
 } dc_probe_t;
 
-static inline dc_probe_t dc_probe_for(const dc_key_view_t *view, size_t row, unsigned shift,
-                                      const dc_placement_t *placement) {
+static inline dc_probe_t dc_probe_placed(uint64_t masked_key, uint64_t placed, unsigned shift) {
     dc_probe_t probe;
-    probe.masked_key = view->keys[row] & view->mask;
-    uint64_t placed = dc_place(probe.masked_key, placement);
+    probe.masked_key = masked_key;
     probe.position = (size_t)(placed >> shift);
     probe.tag = (uint32_t)placed; /* low bits: independent of the slot (shift >= 32) */
     return probe;
+}
+
+static inline dc_probe_t dc_probe_for(const dc_key_view_t *view, size_t row, unsigned shift,
+                                      const dc_placement_t *placement) {
+    uint64_t masked_key = view->keys[row] & view->mask;
+    return dc_probe_placed(masked_key, dc_place(masked_key, placement), shift);
 }
 
 /* The shift that maps a 64-bit product to a slot of a table of `capacity` slots. */

@@ -21,6 +21,10 @@ _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the c
 #define DC_WINDOW 4
 #define DC_RESYNC_AFTER 4
 
+static inline uint64_t old_keys_masked(const dc_key_view_t *view, size_t row) {
+    return view->keys[row] & view->mask;
+}
+
 /* Adds `size` to *total rounded up to 8 bytes; false when it would overflow. */
 static bool dc_add_region(size_t *total, size_t size) {
     size_t rounded = (size + 7) & ~(size_t)7;
@@ -115,11 +119,23 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     uint64_t *table = dc_table(ws);
     if (old_rest > 0 && n > prefix) {
         memset(table, 0, capacity * 8);
+        // Each row's placement is computed once, when its slot is prefetched, and kept in
+        // a ring until the row is inserted.
+        uint64_t placed_ahead[DC_PREFETCH_DISTANCE];
+        const size_t lead = old_rest < DC_PREFETCH_DISTANCE ? old_rest : DC_PREFETCH_DISTANCE;
+        for (size_t k = 1; k <= lead; k++) {
+            const size_t row = m - k;
+            placed_ahead[row % DC_PREFETCH_DISTANCE] = dc_place(old_keys_masked(&old_view, row), &placement);
+        }
         for (size_t i = m; i-- > prefix;) {
+            const uint64_t placed = placed_ahead[i % DC_PREFETCH_DISTANCE];
             if (i >= prefix + DC_PREFETCH_DISTANCE) {
-                dc_table_prefetch(table, &old_view, i - DC_PREFETCH_DISTANCE, shift, &placement);
+                const size_t ahead = i - DC_PREFETCH_DISTANCE;
+                const uint64_t placed_later = dc_place(old_keys_masked(&old_view, ahead), &placement);
+                placed_ahead[ahead % DC_PREFETCH_DISTANCE] = placed_later;
+                __builtin_prefetch(&table[placed_later >> shift], 1, 1);
             }
-            const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &placement);
+            const dc_probe_t probe = dc_probe_placed(old_keys_masked(&old_view, i), placed, shift);
             bool found;
             size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &verifier, &found);
             if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
