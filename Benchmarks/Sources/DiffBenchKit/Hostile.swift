@@ -79,6 +79,20 @@ let hostileCases: [HostileCase] = [
             return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         })
     }, runs: 11),
+    HostileCase(name: "hostile-csv-keys", summary: "CSV pair of 110,000 keys crafted against the unkeyed table vs random keys (read + diff)", make: {
+        let crafted = keyedFiles(craftedKeys(110_000, canonicalJSON: false), json: false)
+        var generator = SeededGenerator(seed: 0xc5f)
+        let random = keyedFiles((0..<110_000).map { _ in "k" + String(UInt64.random(in: 0..<10_000_000_000, using: &generator)) }, json: false)
+        return (keyedFileWorkload(old: crafted.old, new: crafted.new, json: false, expectedRows: crafted.rows),
+                keyedFileWorkload(old: random.old, new: random.new, json: false, expectedRows: random.rows))
+    }, runs: 11),
+    HostileCase(name: "hostile-jsonl-ids", summary: "JSON Lines pair of 55,000 string ids crafted against the unkeyed table vs random ids (read + diff)", make: {
+        let crafted = keyedFiles(craftedKeys(55_000, canonicalJSON: true), json: true)
+        var generator = SeededGenerator(seed: 0x75a)
+        let random = keyedFiles((0..<55_000).map { _ in "k" + String(UInt64.random(in: 0..<10_000_000_000, using: &generator)) }, json: true)
+        return (keyedFileWorkload(old: crafted.old, new: crafted.new, json: true, expectedRows: crafted.rows),
+                keyedFileWorkload(old: random.old, new: random.new, json: true, expectedRows: random.rows))
+    }, runs: 11),
     HostileCase(name: "hostile-json-wide", summary: "one JSON object of 80,000 members in descending order vs ascending (canonicalised)", make: {
         func workload(descending: Bool) -> HostileWorkload {
             let names = (0..<80_000).map { String(format: "m%06d", $0) }
@@ -136,6 +150,77 @@ final class Counter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+/// `count` distinct string keys whose stable hash (of the key's bytes, or of its canonical
+/// JSON string encoding) times 0x9e3779b97f4a7c15 has ten zero high bits: under the old,
+/// unkeyed placement every one of them landed in the first 1/1024 of the identity table.
+/// Found by brute force over "k" + ten digits (about 1,024 hashes a key).
+func craftedKeys(_ count: Int, canonicalJSON: Bool) -> [String] {
+    let prefix: [UInt8] = canonicalJSON ? [UInt8(ascii: "s"), 11, 0, 0, 0] : []
+    var buffer = prefix + Array("k0000000000".utf8)
+    let digits = prefix.count + 1..<buffer.count
+    var keys: [String] = []
+    keys.reserveCapacity(count)
+    while keys.count < count {
+        let hash = buffer.withUnsafeBytes { stableHash(bytes: $0) }
+        if (hash &* 0x9e37_79b9_7f4a_7c15) >> 54 == 0 {
+            keys.append(String(decoding: buffer[digits.lowerBound - 1..<buffer.count], as: UTF8.self))
+        }
+        var index = digits.upperBound - 1 // the next number, in place
+        while buffer[index] == UInt8(ascii: "9") {
+            buffer[index] = UInt8(ascii: "0")
+            index -= 1
+        }
+        buffer[index] += 1
+    }
+    return keys
+}
+
+/// A keyed table diff as `diffbench diff` runs it, from the text of two files: read, then
+/// diff by the `id` column (CSV) or member (JSON Lines).
+func keyedFileWorkload(old: [UInt8], new: [UInt8], json: Bool, expectedRows: (Int, Int)) -> HostileWorkload {
+    let run = { () -> Changeset? in
+        if json {
+            var documents = JSONDocuments(keys: ["id"])
+            func rows(_ text: [UInt8]) -> [ByteRow]? {
+                var rows: [ByteRow] = []
+                for line in text.split(separator: UInt8(ascii: "\n")) {
+                    guard let row = try? line.withUnsafeBytes({ try documents.append(json: $0) }) else { return nil }
+                    rows.append(row)
+                }
+                return rows
+            }
+            guard let oldRows = rows(old), let newRows = rows(new) else { return nil }
+            return try? diff(oldRows, newRows, using: documents.adapter)
+        }
+        var bytes = old + new
+        let reader = CSVReader(keys: ["id"])
+        guard let oldRows = try? reader.read(&bytes, 0..<old.count, file: "old.csv"),
+              let newRows = try? reader.read(&bytes, old.count..<old.count + new.count, file: "new.csv") else { return nil }
+        return try? diff(oldRows.rows, newRows.rows, using: ByteRowAdapter(bytes: bytes))
+    }
+    return HostileWorkload(run: run) {
+        guard let changes = run() else { return ["did not read"] }
+        return (changes.oldCount, changes.newCount) == expectedRows && changes.hasChanges ? [] : ["unexpected counts"]
+    }
+}
+
+/// Old and new files over `keys` (the last tenth only inserted): 10% deleted, 10% inserted,
+/// 2% moved, 2% updated, as CSV or JSON Lines.
+func keyedFiles(_ keys: [String], json: Bool) -> (old: [UInt8], new: [UInt8], rows: (Int, Int)) {
+    struct Record { var key: String; var value: Int }
+    var generator = SeededGenerator(seed: 0xf11e)
+    let oldCount = keys.count * 10 / 11
+    let old = (0..<oldCount).map { Record(key: keys[$0], value: $0) }
+    var next = oldCount
+    let new = perturb(old, ChangeRates(), using: &generator, update: { Record(key: $0.key, value: -$0.value) },
+                      fresh: { _ in next += 1; return Record(key: keys[Swift.min(next - 1, keys.count - 1)], value: 0) })
+    func render(_ records: [Record]) -> [UInt8] {
+        let lines = records.map { json ? "{\"id\":\"\($0.key)\",\"v\":\($0.value)}" : "\($0.key),\($0.value)" }
+        return Array(((json ? "" : "id,v\n") + lines.joined(separator: "\n") + "\n").utf8)
+    }
+    return (render(old), render(new), (old.count, new.count))
 }
 
 /// Runs the selected hostile cases: checks both answers, then times them interleaved.
