@@ -5,7 +5,7 @@ SWIFT_CLANG ?= $(dir $(realpath $(shell command -v swift)))clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: deps test bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: deps test test-builtin-xxh3 check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root, otherwise named.
 deps:
@@ -22,6 +22,20 @@ deps:
 test: deps
 	swift test
 	swift test --package-path Benchmarks
+
+# The core built with its own XXH3 instead of the system xxHash (as on iOS): the hashing,
+# golden, hostile-input and random property tests must pass unchanged.
+test-builtin-xxh3:
+	DIFFENGINE_EXPECTED_XXH3=builtin swift test --scratch-path .build-builtin -Xcc -DDC_BUILTIN_XXH3 \
+		--filter "HashingTests|GoldenTests|HostileInputTests|RandomPropertyTests|CoreStatusTests"
+
+# Every symbol the C core exports is dc_-prefixed (both hash builds).
+check-symbols: deps
+	bash scripts/check-symbols.sh
+
+# A build that finds xxHash only through pkg-config (needs root: hides the system header).
+check-pkgconfig: deps
+	bash scripts/check-pkgconfig.sh
 
 bench: deps
 	swift run -c release --package-path Benchmarks diffbench

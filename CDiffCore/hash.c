@@ -1,31 +1,55 @@
-/* XXH3-64 row hashing with the fixed seed DC_HASH_SEED (see CDiffCore.h). */
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
+/* XXH3-64 row hashing with the fixed seed DC_HASH_SEED (see CDiffCore.h).
+ *
+ * The system xxHash when its header is there (found through pkg-config), else the built-in
+ * XXH3-64 of xxh3.c, which gives the same hashes; DC_BUILTIN_XXH3 forces the built-in. */
 #include "CDiffCore.h"
+#include "CDiffCoreTesting.h"
+#include "bits.h"
+
+#if !defined(DC_BUILTIN_XXH3) && defined(__has_include)
+#  if __has_include(<xxhash.h>)
+#    define DC_SYSTEM_XXH3 1
+#  endif
+#endif
+
+#ifdef DC_SYSTEM_XXH3
+#  define XXH_INLINE_ALL
+#  include <xxhash.h>
+#  if !defined(XXH_VERSION_NUMBER) || XXH_VERSION_NUMBER < 800
+#    error "DiffEngine needs xxHash 0.8.0 or newer: XXH3's output is frozen only from 0.8.0, and DiffEngine's stable hashes rest on it (or define DC_BUILTIN_XXH3)"
+#  endif
+static inline uint64_t dc_xxh3(const void *bytes, size_t length, uint64_t seed) {
+    /* xxHash accepts NULL for an empty input. */
+    return XXH3_64bits_withSeed(length ? bytes : NULL, length, seed);
+}
+#else
+#  include "xxh3.h"
+static inline uint64_t dc_xxh3(const void *bytes, size_t length, uint64_t seed) {
+    return dc_xxh3_64(bytes, length, seed);
+}
+#endif
+
+int dc_uses_builtin_xxh3(void) {
+#ifdef DC_SYSTEM_XXH3
+    return 0;
+#else
+    return 1;
+#endif
+}
 
 uint64_t dc_hash_bytes(const void *bytes, size_t length) {
-    /* xxHash accepts NULL for an empty input. */
-    return XXH3_64bits_withSeed(length ? bytes : NULL, length, DC_HASH_SEED);
+    return dc_xxh3(bytes, length, DC_HASH_SEED);
 }
 
 uint64_t dc_hash_bytes_seeded(const void *bytes, size_t length, uint64_t seed) {
-    return XXH3_64bits_withSeed(length ? bytes : NULL, length, seed);
-}
-
-/* Little-endian store, so that the canonical bytes and thus the hash are the same on
- * every machine. */
-static inline void dc_store_le64(uint8_t *to, uint64_t value) {
-    for (int byte = 0; byte < 8; byte++) {
-        to[byte] = (uint8_t)(value >> (8 * byte));
-    }
+    return dc_xxh3(bytes, length, seed);
 }
 
 uint64_t dc_hash_combine(uint64_t first, uint64_t second) {
     uint8_t encoded[16];
     dc_store_le64(encoded, first);
     dc_store_le64(encoded + 8, second);
-    return XXH3_64bits_withSeed(encoded, sizeof encoded, DC_HASH_SEED);
+    return dc_xxh3(encoded, sizeof encoded, DC_HASH_SEED);
 }
 
 dc_status_t dc_hash_rows(const uint8_t *bytes, size_t byte_count,
@@ -72,7 +96,7 @@ dc_status_t dc_hash_u64(const uint64_t *keys, size_t count, uint64_t *out_hashes
     for (size_t index = 0; index < count; index++) {
         uint8_t encoded[8];
         dc_store_le64(encoded, keys[index]);
-        out_hashes[index] = XXH3_64bits_withSeed(encoded, sizeof encoded, DC_HASH_SEED);
+        out_hashes[index] = dc_xxh3(encoded, sizeof encoded, DC_HASH_SEED);
     }
     return DC_OK;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "CDiffCore.h"
+#include "bits.h"
 
 
 /* The keys a table compares: the caller's keys under a mask (all 64 bits unless testing
@@ -41,21 +42,6 @@ static inline bool dc_over_budget(const dc_verifier_t *verifier) {
 
 static inline uint64_t dc_key_mask(uint32_t key_bits) {
     return (key_bits == 0 || key_bits >= 64) ? UINT64_MAX : ((UINT64_C(1) << key_bits) - 1);
-}
-
-/* The 128-bit product of a and b, high half xor low half: one folded multiply. */
-static inline uint64_t dc_fold_multiply(uint64_t a, uint64_t b) {
-#ifdef __SIZEOF_INT128__
-    __uint128_t product = (__uint128_t)a * b;
-    return (uint64_t)product ^ (uint64_t)(product >> 64);
-#else
-    uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
-    uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
-    uint64_t cross = (lo_lo >> 32) + (uint32_t)hi_lo + lo_hi;
-    uint64_t high = (hi_lo >> 32) + (cross >> 32) + hi_hi;
-    uint64_t low = (cross << 32) | (uint32_t)lo_lo;
-    return low ^ high;
-#endif
 }
 
 /* The secret that places keys: two words derived from the caller's placement seed. Keys

@@ -9,6 +9,11 @@ OUT=.build-fuzz
 mkdir -p "$OUT"
 COMMON=(-fuse-ld=lld -g -O1 -std=c11 -Wall -Wextra -DDC_INTERNAL_CHECKS -ICDiffCore/include
         -fsanitize=address,undefined -fno-sanitize-recover=undefined)
+# xxHash's header where pkg-config says (fuzz_xxh3 compares the built-in XXH3 with it).
+if pkg-config --exists libxxhash 2>/dev/null; then
+    read -r -a XXHASH_CFLAGS <<<"$(pkg-config --cflags libxxhash)"
+    COMMON+=("${XXHASH_CFLAGS[@]}")
+fi
 
 for harness in fuzz/fuzz_*.c; do
     name=$(basename "$harness" .c)

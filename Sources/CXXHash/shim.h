@@ -1,0 +1,3 @@
+#if __has_include(<xxhash.h>)
+#include <xxhash.h>
+#endif

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A fresh build finds xxHash through pkg-config alone, as on Homebrew or a custom prefix:
+# the header goes into a scratch prefix with its own libxxhash.pc, the system header is
+# hidden for the duration (restored on exit), PKG_CONFIG_PATH names the scratch prefix (SwiftPM
+# reads .pc files itself and looks there first), and
+# the hashing tests must find the system xxHash in use (not the built-in fallback).
+# Needs root (it renames /usr/include/xxhash.h) and pkg-config.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+system_header=/usr/include/xxhash.h
+[ -f "$system_header" ] || { echo "check-pkgconfig: $system_header is not installed"; exit 1; }
+command -v pkg-config >/dev/null || { echo "check-pkgconfig: pkg-config is not installed"; exit 1; }
+prefix=$(mktemp -d)
+mkdir -p "$prefix/include/xxhash-scratch" "$prefix/lib/pkgconfig"
+cp "$system_header" "$prefix/include/xxhash-scratch/xxhash.h"
+cat >"$prefix/lib/pkgconfig/libxxhash.pc" <<PC
+prefix=$prefix
+includedir=\${prefix}/include/xxhash-scratch
+Name: libxxhash
+Description: xxHash in a scratch prefix
+Version: 0.8.1
+Cflags: -I\${includedir}
+PC
+mv "$system_header" "$system_header.hidden-by-check"
+trap 'mv "$system_header.hidden-by-check" "$system_header"; rm -rf "$prefix"' EXIT
+echo "check-pkgconfig: pkg-config --cflags libxxhash: $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags libxxhash)"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" DIFFENGINE_EXPECTED_XXH3=system \
+    swift test --scratch-path .build-pkgconfig --filter HashingTests
