@@ -5,7 +5,7 @@ SWIFT_CLANG ?= $(dir $(realpath $(shell command -v swift)))clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: deps test test-builtin-xxh3 check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: deps docs test test-builtin-xxh3 check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root, otherwise named.
 deps:
@@ -22,6 +22,16 @@ deps:
 test: deps
 	swift test
 	swift test --package-path Benchmarks
+
+# The DocC documentation (the API and the articles of Sources/DiffEngine/DiffEngine.docc)
+# with the toolchain's docc, into .build/docs; no package dependency needed.
+docs: deps
+	mkdir -p .build/symbol-graphs
+	swift build --target DiffEngine -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/.build/symbol-graphs
+	docc convert Sources/DiffEngine/DiffEngine.docc --additional-symbol-graph-dir .build/symbol-graphs \
+		--fallback-display-name DiffEngine --fallback-bundle-identifier org.diffengine.DiffEngine \
+		--output-path .build/docs
+	@echo "documentation: .build/docs (serve it with any static file server; open /documentation/diffengine)"
 
 # The core built with its own XXH3 instead of the system xxHash (as on iOS): the hashing,
 # golden, hostile-input and random property tests must pass unchanged.

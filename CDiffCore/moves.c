@@ -1,4 +1,4 @@
-/* Pass 3: which paired rows moved, for each move mode (SPEC.md section 3). */
+/* Pass 3: which paired rows moved, for each move mode (DiffEngine.docc/Changesets.md). */
 #include <string.h>
 
 #include "workspace.h"

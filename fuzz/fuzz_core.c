@@ -1,4 +1,4 @@
-/* libFuzzer target: CDiffCore against the naive C reference (SPEC.md section 4).
+/* libFuzzer target: CDiffCore against the naive C reference (DiffEngine.docc/Correctness.md).
  *
  * Input: body bytes then two option bytes. Each body byte is a row: identity
  * byte % alphabet, content (byte / alphabet) % 4, so identities repeat all the time.

@@ -1,4 +1,4 @@
-/* The naive reference differ and SPEC.md section 4 checker for the C fuzz harness:
+/* The naive reference differ and DiffEngine.docc/Correctness.md checker for the C fuzz harness:
  * plain loops, nothing shared with CDiffCore. */
 #ifndef FUZZ_REFERENCE_DIFFER_H
 #define FUZZ_REFERENCE_DIFFER_H

@@ -13,7 +13,7 @@
  *   dc_read()                   copy deletions, insertions, updates and moves out.
  * dc_diff() runs the first three in one call for callers that have content hashes.
  *
- * The meaning of every result is fixed by the project's SPEC.md, sections 1-4.
+ * The meaning of every result is fixed by DiffEngine.docc/Pairing.md, Changesets.md and Correctness.md.
  */
 #ifndef CDIFFCORE_H
 #define CDIFFCORE_H
@@ -133,7 +133,7 @@ typedef struct dc_match_input {
 size_t dc_diff_workspace_size(size_t old_count, size_t new_count);
 
 /* Pass 1: pairs the k-th old occurrence of each identity with its k-th new occurrence
- * (SPEC.md section 2). Any earlier result in the workspace is discarded, also when it
+ * (DiffEngine.docc/Pairing.md). Any earlier result in the workspace is discarded, also when it
  * returns an error. */
 dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input);
 
@@ -165,7 +165,7 @@ typedef struct dc_counts {
     size_t moves;
 } dc_counts_t;
 
-/* Pass 3: computes moves for `mode` (SPEC.md section 3) and the counts of every list. */
+/* Pass 3: computes moves for `mode` (DiffEngine.docc/Changesets.md) and the counts of every list. */
 dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts);
 
 /* Output buffers for dc_read(). Each capacity is in elements; a pair list holds
@@ -177,7 +177,7 @@ typedef struct dc_changeset_buffers {
     int64_t *moves;      size_t moves_capacity;   /* in pairs */
 } dc_changeset_buffers_t;
 
-/* Pass 4: writes the lists of SPEC.md section 3, every index plus `index_offset` (the
+/* Pass 4: writes the lists of DiffEngine.docc/Changesets.md, every index plus `index_offset` (the
  * length of a common prefix the caller trimmed before matching). Lists are ascending;
  * update and move pairs are ordered by their new index. */
 dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buffers_t *out);

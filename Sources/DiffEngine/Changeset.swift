@@ -1,6 +1,6 @@
 /// An old index and the new index of the same row.
 ///
-/// Encodes as the two-element JSON array `[old, new]` (SPEC.md section 9).
+/// Encodes as the two-element JSON array `[old, new]` (as ``JSONChangesetRenderer`` writes pairs).
 @frozen
 public struct IndexPair: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The row's index in the old sequence.
@@ -41,7 +41,7 @@ public struct IndexPair: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 /// How one sequence of rows became another: which rows were deleted, inserted, updated
-/// and moved (SPEC.md section 3).
+/// and moved (<doc:Changesets>).
 ///
 /// Every list is sorted ascending (pairs by their new index) and free of repeats.
 /// `deletions` and the old side of each pair are indexes into the old sequence;

@@ -1,4 +1,4 @@
-/// Which paired rows a diff reports as moved (SPEC.md section 3).
+/// Which paired rows a diff reports as moved (<doc:Changesets>).
 public enum MoveMode: String, Sendable, Hashable, CaseIterable, Codable {
     /// The fewest moves: every paired row off one longest increasing subsequence of the
     /// new indexes (taken in old order) moves. `ABCD -> BCDA` is one move, `(0, 3)`.
@@ -12,8 +12,7 @@ public enum MoveMode: String, Sendable, Hashable, CaseIterable, Codable {
     case none
 }
 
-/// What a diff does with an identity that occurs more than once on one side (SPEC.md
-/// section 2).
+/// What a diff does with an identity that occurs more than once on one side (<doc:Pairing>).
 public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable, Codable {
     /// The k-th old occurrence of an identity pairs with its k-th new occurrence.
     case pairInOrder

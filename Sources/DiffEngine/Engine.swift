@@ -7,7 +7,7 @@
 /// Rows pair by identity, the k-th old occurrence of an identity with its k-th new
 /// occurrence; unpaired old rows are deletions, unpaired new rows insertions; paired rows
 /// whose contents differ are updates; paired rows out of relative order are moves, as
-/// `options.moves` defines them (SPEC.md sections 2 and 3).
+/// `options.moves` defines them (<doc:Pairing> and <doc:Changesets>).
 ///
 /// - Parameters:
 ///   - old: the rows before.

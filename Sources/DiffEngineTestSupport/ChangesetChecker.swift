@@ -1,6 +1,6 @@
 import DiffEngine
 
-/// Checks a changeset against SPEC.md section 4 and the naive reference. Returns every
+/// Checks a changeset against DiffEngine.docc/Correctness.md and the naive reference. Returns every
 /// problem found; an empty list means the changeset is correct for (old, new) in `mode`.
 ///
 /// 1. Lists are sorted, in range and free of repeats; each old index appears at most once
@@ -23,7 +23,7 @@ public func checkChangeset<Row>(
                         reference: referenceDiff(old, new, sameIdentity: sameIdentity, sameContent: sameContent))
 }
 
-/// Rules 1-3 of SPEC.md section 4: the changeset applies to `old` and gives `new`, and
+/// Rules 1-3 of DiffEngine.docc/Correctness.md: the changeset applies to `old` and gives `new`, and
 /// every update is real. Any correct diff passes, whatever its pairing (peers such as
 /// `CollectionDifference` are held to this). Returns the problems and the pairing implied
 /// by the application, in new order.
@@ -97,7 +97,7 @@ public func checkApplication<Row>(
     return (problems, implied)
 }
 
-/// Rule 4 of SPEC.md section 4, given the pairing implied by applying the changeset and a
+/// Rule 4 of DiffEngine.docc/Correctness.md, given the pairing implied by applying the changeset and a
 /// reference result (`referenceDiff`, or `indexedReferenceDiff` for large inputs).
 public func checkPairing(_ changeset: Changeset, implied: [IndexPair], mode: MoveMode,
                          reference: ReferenceResult) -> [String] {

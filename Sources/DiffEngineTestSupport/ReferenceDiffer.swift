@@ -17,7 +17,7 @@ public struct ReferenceResult: Sendable {
     public var displacedMoves: [IndexPair]
 }
 
-/// The naive reference differ of SPEC.md sections 2 and 3: O(m × n) pairing (each new
+/// The naive reference differ of DiffEngine.docc/Pairing.md and Changesets.md: O(m × n) pairing (each new
 /// row takes the first unused old row of its identity, which pairs k-th occurrences) and an
 /// O(k²) longest increasing subsequence.
 public func referenceDiff<Row>(

@@ -2,7 +2,7 @@ import CDiffCore
 import Testing
 
 /// The C core rejects bad sizes, buffers and call orders with a status, never a write out
-/// of bounds (SPEC.md section 8).
+/// of bounds (DiffEngine.docc/BadAndHostileInput.md).
 @Suite struct CoreStatusTests {
     /// Runs a diff of old → new keys and returns the workspace for further calls.
     func withFinishedDiff(_ old: [UInt64], _ new: [UInt64], _ body: (UnsafeMutableRawPointer, dc_counts_t) -> Void) {

@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 import Testing
 
-/// Collects events delivered to an observer, checking each against SPEC.md section 4.
+/// Collects events delivered to an observer, checking each against DiffEngine.docc/Correctness.md.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var copy: [TestRow] = []

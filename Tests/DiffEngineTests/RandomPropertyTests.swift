@@ -3,7 +3,7 @@ import DiffEngine
 import DiffEngineTestSupport
 import Testing
 
-/// Random inputs, many duplicates, every result checked against SPEC.md section 4.
+/// Random inputs, many duplicates, every result checked against DiffEngine.docc/Correctness.md.
 @Suite struct RandomPropertyTests {
     static let casesPerConfiguration = 10_000
 

@@ -67,6 +67,10 @@ struct CountsRenderer: ChangesetRenderer {
         (BatchUpdate(sectionReloads: [0], deletes: [path(0, 0)]), [1], [0], "rowInRemovedSection"),
         (BatchUpdate(sectionInserts: [1], moves: [BatchMove(from: path(0, 0), to: path(1, 0))]), [1], [0, 1], "rowInInsertedSection"),
         (BatchUpdate(moves: [BatchMove(from: path(0, 0), to: path(1, 0))]), [1, 0], [1, 1], "rowCountMismatch"),
+        // A reload is a delete + insert to UIKit: nothing may be inserted or moved into it.
+        (BatchUpdate(sectionReloads: [0], inserts: [path(0, 1)]), [1], [2], "rowInReloadedSection"),
+        (BatchUpdate(sectionReloads: [1], moves: [BatchMove(from: path(0, 0), to: path(1, 0))]), [1, 1], [0, 2], "rowInReloadedSection"),
+        (BatchUpdate(sectionDeletes: [0], sectionReloads: [1], inserts: [path(0, 0)]), [1, 1], [2], "rowInReloadedSection"),
     ])
     func validatorCatchesEachSectionRule(batch: BatchUpdate, old: [Int], new: [Int], rule: String) {
         let violations = BatchUpdateValidator.validate(batch, oldRowCounts: old, newRowCounts: new)

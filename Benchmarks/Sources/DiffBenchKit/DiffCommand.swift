@@ -4,7 +4,7 @@ import DiffEngine
 import Foundation
 
 /// `diffbench diff OLD NEW --key COL[,COL…]`: a keyed diff of two CSV or JSON Lines files,
-/// printed as the JSON changeset of SPEC.md section 9.
+/// printed as the JSON changeset (see "The CLI" in the README).
 public struct DiffCommand: ParsableCommand {
     public init() {}
 

@@ -5,7 +5,7 @@ import Foundation
 /// One engine on one scenario: how to run it and what its answer is held to.
 struct EngineCase {
     var name: String
-    /// The move mode its answer must satisfy in full (SPEC.md section 4); nil for peers,
+    /// The move mode its answer must satisfy in full (DiffEngine.docc/Correctness.md); nil for peers,
     /// whose answers must apply correctly but may pair rows their own way.
     var mode: MoveMode?
     /// Why it is not run here, if it is not.

@@ -9,7 +9,7 @@ public struct RunCommand: ParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Time every engine on the seeded scenarios, after checking each answer against SPEC.md section 4."
+        abstract: "Time every engine on the seeded scenarios, after checking each answer against the rules of the Correctness article."
     )
 
     @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name) + hostileCases.map(\.name)).joined(separator: ", ")).")

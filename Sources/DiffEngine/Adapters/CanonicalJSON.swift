@@ -14,7 +14,7 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// Writes the canonical encoding of JSON values: two values have the same encoding
-/// exactly when they are equal by value (SPEC.md section 9):
+/// exactly when they are equal by value (<doc:StableHashes>):
 /// - object members in order of their key's UTF-8 bytes (key order in the text does not
 ///   matter; of repeated keys the last wins, as in most parsers);
 /// - numbers by value: `1`, `1.0`, `10e-1` and `-0` vs `0` are equal; exact for any number

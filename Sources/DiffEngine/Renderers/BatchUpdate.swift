@@ -18,7 +18,7 @@ public struct BatchMove<Position: Hashable & Sendable & Codable>: Hashable, Send
 }
 
 /// One `performBatchUpdates` (`beginUpdates`/`endUpdates`) worth of changes, with UIKit's
-/// index conventions (SPEC.md section 5): deletes, reloads and move sources are old
+/// index conventions (<doc:BatchUpdates>): deletes, reloads and move sources are old
 /// positions; inserts and move destinations are new positions. Index paths are
 /// `[section, row]`.
 public struct BatchUpdate: Hashable, Sendable, Codable {
@@ -51,7 +51,7 @@ public struct BatchUpdate: Hashable, Sendable, Codable {
     }
 }
 
-/// The batch-update projection of a flat changeset, for one section (SPEC.md section 5):
+/// The batch-update projection of a flat changeset, for one section (<doc:BatchUpdates>):
 /// an updated row that stays is a reload at its old index; an updated row that also moves
 /// becomes a delete of its old index and an insert of its new index (UIKit cannot reload
 /// and move one row in one batch); other moves stay moves.

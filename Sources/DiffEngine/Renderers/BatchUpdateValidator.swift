@@ -31,6 +31,9 @@ public enum BatchUpdateViolation: Hashable, Sendable, CustomStringConvertible {
     /// A row change inside a section that is inserted in the same batch (new side): an
     /// inserted section comes with all its rows.
     case rowInInsertedSection(BatchOperation, IndexPath)
+    /// A row inserted or moved into a section that the same batch reloads (new side): UIKit
+    /// treats a section reload as a delete and an insert, which bring all its rows.
+    case rowInReloadedSection(BatchOperation, IndexPath)
     /// The new section count is not old − deleted + inserted.
     case sectionCountMismatch(expected: Int, actual: Int)
     /// A section's new row count is not old − deleted − moved out + inserted + moved in.
@@ -45,6 +48,7 @@ public enum BatchUpdateViolation: Hashable, Sendable, CustomStringConvertible {
         case let .rowTouchedTwice(path, first, second): "row \(path) is in both \(first) and \(second)"
         case let .rowInRemovedSection(operation, path): "\(operation) of row \(path) in a section that is deleted or reloaded"
         case let .rowInInsertedSection(operation, path): "\(operation) of row \(path) in a section that is inserted"
+        case let .rowInReloadedSection(operation, path): "\(operation) of row \(path) into a section that is reloaded"
         case let .sectionCountMismatch(expected, actual): "\(actual) sections after the update, but old - deleted + inserted is \(expected)"
         case let .rowCountMismatch(section, expected, actual): "section \(section) has \(actual) rows after the update, but old - deleted - moved out + inserted + moved in is \(expected)"
         }
@@ -91,6 +95,19 @@ public enum BatchUpdateValidator {
             violations.append(.sectionCountMismatch(expected: expectedSections, actual: newSections))
         }
 
+        // Where each surviving old section lands: at its moved-to position or, in order, at
+        // the new positions nobody inserts or moves into. A reloaded section is deleted and
+        // inserted again as UIKit sees it, so no row change may land in it either.
+        let movedTo = Dictionary(batch.sectionMoves.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
+        let targeted = Set(batch.sectionInserts).union(batch.sectionMoves.map(\.to))
+        var freeNew = (0..<newSections).filter { !targeted.contains($0) }.makeIterator()
+        var landing: [(old: Int, new: Int)] = []
+        for oldSection in 0..<oldSections where oldSectionOperation[oldSection] != .delete {
+            guard let newSection = movedTo[oldSection] ?? freeNew.next() else { break }
+            landing.append((oldSection, newSection))
+        }
+        let reloadedNew = Set(landing.filter { oldSectionOperation[$0.old] == .reload }.map(\.new))
+
         // Rows: well-formed, in range, outside removed or inserted sections, one operation each.
         var oldRowOperation: [IndexPath: BatchOperation] = [:], newRowOperation: [IndexPath: BatchOperation] = [:]
         var movedOut = [Int](repeating: 0, count: oldSections), deleted = [Int](repeating: 0, count: oldSections)
@@ -117,6 +134,10 @@ public enum BatchUpdateValidator {
                 violations.append(.rowInInsertedSection(operation, path))
                 return false
             }
+            if !old, reloadedNew.contains(path[0]) {
+                violations.append(.rowInReloadedSection(operation, path))
+                return false
+            }
             if let earlier = old ? oldRowOperation[path] : newRowOperation[path] {
                 violations.append(.rowTouchedTwice(path, earlier, operation))
                 return false
@@ -130,14 +151,9 @@ public enum BatchUpdateValidator {
         for path in batch.inserts where claimRow(path, .insert, old: false) { inserted[path[0]] += 1 }
         for move in batch.moves where claimRow(move.to, .moveTo, old: false) { movedIn[move.to[0]] += 1 }
 
-        // Row counts: each surviving old section lands at its moved-to position or, in
-        // order, at the new positions nobody inserts or moves into.
+        // Row counts of each surviving section where it lands.
         guard violations.isEmpty else { return violations }
-        let movedTo = Dictionary(batch.sectionMoves.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
-        let targeted = Set(batch.sectionInserts).union(batch.sectionMoves.map(\.to))
-        var freeNew = (0..<newSections).filter { !targeted.contains($0) }.makeIterator()
-        for oldSection in 0..<oldSections where oldSectionOperation[oldSection] != .delete {
-            guard let newSection = movedTo[oldSection] ?? freeNew.next() else { break }
+        for (oldSection, newSection) in landing {
             if oldSectionOperation[oldSection] == .reload { continue } // UIKit asks the data source afresh
             let expected = oldRowCounts[oldSection] - deleted[oldSection] - movedOut[oldSection]
                 + inserted[newSection] + movedIn[newSection]

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Renders a changeset as the JSON object of SPEC.md section 9, for services that send
+/// Renders a changeset as one JSON object (the command-line tool prints the same), for services that send
 /// changes to clients: `{"oldCount":m,"newCount":n,"deletions":[…],"insertions":[…],
 /// "updates":[[i,j]…],"moves":[[i,j]…]}`, plus `"droppedOld"` and `"droppedNew"` under
 /// `DuplicatePolicy.firstWins`. Keys in that order, one line, ending in a newline.

@@ -32,7 +32,7 @@ public struct IndexPathPair: Hashable, Sendable, Codable {
     }
 }
 
-/// What changed between two lists of sections (SPEC.md section 6).
+/// What changed between two lists of sections (<doc:Sections>).
 ///
 /// Items are matched across sections, so an item can move from one section to another.
 /// Items of a deleted section go with it and items of an inserted section come with it:
@@ -320,7 +320,7 @@ func _indexPath(_ section: Int, _ row: Int) -> IndexPath {
     IndexPath(index: section).appending(row)
 }
 
-/// The pairing a changeset implies (SPEC.md section 4, rule 2), by new index.
+/// The pairing a changeset implies (<doc:Correctness>, rule 2), by new index.
 @usableFromInline
 func _pairing(of changeset: Changeset) -> [Int?] {
     var newToOld = [Int?](repeating: nil, count: changeset.newCount)

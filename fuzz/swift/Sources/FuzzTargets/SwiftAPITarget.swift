@@ -33,7 +33,7 @@ enum ExtraMode: Int, CaseIterable {
 }
 
 /// Decodes the input, diffs through the public API and checks the answer against the
-/// naive reference (SPEC.md section 4). On a disagreement: both answers and the input in
+/// naive reference (DiffEngine.docc/Correctness.md). On a disagreement: both answers and the input in
 /// hex on stderr, then abort, in release builds too.
 ///
 /// Input: body bytes then three option bytes: [move mode + policy] [adapter + weakened
