@@ -8,12 +8,14 @@ public struct IndexPair: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The row's index in the new sequence.
     public var new: Int
 
+    /// Creates the pair of a row's old and new index.
     @inlinable
     public init(old: Int, new: Int) {
         self.old = old
         self.new = new
     }
 
+    /// Decodes the two-element array `[old, new]`.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         old = try container.decode(Int.self)
@@ -23,12 +25,14 @@ public struct IndexPair: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes the two-element array `[old, new]`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(old)
         try container.encode(new)
     }
 
+    /// `(old, new)`.
     public var description: String { "(\(old), \(new))" }
 
     /// The core writes pairs as two consecutive 64-bit integers straight into arrays of
@@ -83,11 +87,12 @@ public struct Changeset: Sendable, Equatable, Codable, CustomStringConvertible {
         self.droppedNew = droppedNew
     }
 
-    /// True when nothing changed: no deletion, insertion, update or move.
+    /// True when something changed: a deletion, an insertion, an update or a move.
     public var hasChanges: Bool {
         !(deletions.isEmpty && insertions.isEmpty && updates.isEmpty && moves.isEmpty)
     }
 
+    /// The counts and every list, on one line.
     public var description: String {
         "Changeset(\(oldCount) -> \(newCount): -\(deletions) +\(insertions) ~\(updates) moves \(moves))"
     }

@@ -5,7 +5,9 @@ internal import CDiffCore
 
 /// Which sequence of a diff a row belongs to.
 public enum DiffSide: String, Sendable, Hashable, Codable {
+    /// The sequence before.
     case old
+    /// The sequence after.
     case new
 }
 

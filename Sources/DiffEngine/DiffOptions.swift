@@ -70,6 +70,7 @@ public struct DuplicateIdentityError: Error, Sendable, Hashable, CustomStringCon
     /// The index of its second occurrence.
     public var secondIndex: Int
 
+    /// Creates the error for an identity repeated at two indexes of one side.
     public init(side: DiffSide, identity: String, firstIndex: Int, secondIndex: Int) {
         self.side = side
         self.identity = identity
@@ -77,6 +78,7 @@ public struct DuplicateIdentityError: Error, Sendable, Hashable, CustomStringCon
         self.secondIndex = secondIndex
     }
 
+    /// Which side, which identity and both indexes, on one line.
     public var description: String {
         "duplicate identity \(identity) in the \(side) rows at indexes \(firstIndex) and \(secondIndex)"
     }

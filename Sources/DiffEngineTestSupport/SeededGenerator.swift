@@ -3,8 +3,10 @@
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// Creates a generator that gives the same numbers for the same seed, in every process.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state
@@ -16,27 +18,38 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
 /// A test row: an integer identity and an integer content.
 public struct TestRow: Identifiable, Hashable, Sendable, CustomStringConvertible {
+    /// The identity.
     public var id: Int
+    /// The content compared for updates.
     public var content: Int
 
+    /// Creates a row.
     public init(id: Int, content: Int) {
         self.id = id
         self.content = content
     }
 
+    /// `id:content`.
     public var description: String { "\(id):\(content)" }
 }
 
 /// The shape of a random scenario: how many rows, how many distinct identities (small
 /// alphabets make duplicates common) and how often each kind of change happens.
 public struct ScenarioShape: Sendable, CustomStringConvertible {
+    /// Rows in the old list.
     public var size: Int
+    /// Distinct identities to draw from (small values make repeats common).
     public var alphabet: Int
+    /// Fraction of old rows deleted.
     public var deleteRate: Double
+    /// New rows inserted, as a fraction of the size.
     public var insertRate: Double
+    /// Fraction of kept rows moved elsewhere.
     public var moveRate: Double
+    /// Fraction of kept rows whose content changes.
     public var updateRate: Double
 
+    /// Creates a shape; the rates default to 10% deleted, 10% inserted, 2% moved, 2% updated.
     public init(size: Int, alphabet: Int, deleteRate: Double = 0.1, insertRate: Double = 0.1,
                 moveRate: Double = 0.05, updateRate: Double = 0.05) {
         self.size = size
@@ -61,6 +74,7 @@ public struct ScenarioShape: Sendable, CustomStringConvertible {
                              moveRate: rate(), updateRate: rate())
     }
 
+    /// The size, alphabet and rates, on one line.
     public var description: String {
         "size \(size), alphabet \(alphabet), rates -\(deleteRate) +\(insertRate) move \(moveRate) update \(updateRate)"
     }

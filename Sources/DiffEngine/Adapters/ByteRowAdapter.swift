@@ -17,6 +17,7 @@ public struct ByteRow: Hashable, Sendable {
     /// Where the row's content bytes are.
     public var content: Range<Int>
 
+    /// Creates a row from the byte ranges of its identity and its content.
     @inlinable
     public init(identity: Range<Int>, content: Range<Int>) {
         self.identity = identity
@@ -33,6 +34,7 @@ public struct ByteRow: Hashable, Sendable {
 ///   new side are compared through it.
 /// - Complexity: hashing is one pass over the identity bytes; comparisons are `memcmp`.
 public struct ByteRowAdapter: RowAdapter, Sendable {
+    /// The rows this adapter reads: byte spans of ``bytes``.
     public typealias Row = ByteRow
 
     /// The buffer every row's spans point into.
@@ -43,10 +45,12 @@ public struct ByteRowAdapter: RowAdapter, Sendable {
         self.bytes = bytes
     }
 
+    /// XXH3-64 of the row's identity bytes (its stable hash).
     public func identityKey(of row: ByteRow) -> UInt64 {
         bytes.withUnsafeBytes { stableHash(bytes: UnsafeRawBufferPointer(rebasing: $0[row.identity])) }
     }
 
+    /// Hashes every row's identity bytes in C, straight from the buffer.
     public func writeIdentityKeys(of rows: UnsafeBufferPointer<ByteRow>, to keys: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == keys.count, "one key a row")
         let offsets = rows.map { UInt64($0.identity.lowerBound) }
@@ -60,18 +64,22 @@ public struct ByteRowAdapter: RowAdapter, Sendable {
         }
     }
 
+    /// Whether the two rows' identity bytes are equal.
     public func identitiesEqual(_ lhs: ByteRow, _ rhs: ByteRow) -> Bool {
         spansEqual(lhs.identity, rhs.identity)
     }
 
+    /// Whether the two rows' content bytes are equal.
     public func contentsEqual(_ lhs: ByteRow, _ rhs: ByteRow) -> Bool {
         spansEqual(lhs.content, rhs.content)
     }
 
+    /// XXH3-64 of the row's content bytes (its stable hash).
     public func contentHash(of row: ByteRow) -> UInt64 {
         bytes.withUnsafeBytes { stableHash(bytes: UnsafeRawBufferPointer(rebasing: $0[row.content])) }
     }
 
+    /// The identity bytes as UTF-8 text, for messages.
     public func identityDescription(of row: ByteRow) -> String {
         String(decoding: bytes[row.identity], as: UTF8.self)
     }

@@ -5,11 +5,13 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What is wrong, in a few words.
     public var message: String
 
+    /// Creates an error at byte `offset` of the text.
     public init(offset: Int, message: String) {
         self.offset = offset
         self.message = message
     }
 
+    /// The message and the 1-based byte position.
     public var description: String { "\(message) at byte \(offset + 1)" }
 }
 

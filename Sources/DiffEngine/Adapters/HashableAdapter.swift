@@ -6,6 +6,7 @@
 /// verified with `==`, which is right for one diff but must not be persisted.
 // @unchecked: the stored closures and key paths are immutable and capture no state.
 public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendable {
+    /// The rows: the values themselves.
     public typealias Row = Element
 
     @usableFromInline
@@ -17,12 +18,15 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
         keyFunction = .perProcess
     }
 
+    /// True for fixed-width integers and `Bool`, whose stable hash is the value.
     @inlinable
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
+    /// The value's stable hash, or its per-process `hashValue`.
     @inlinable
     public func identityKey(of row: Element) -> UInt64 { keyFunction(row) }
 
+    /// Whether the two values are equal (`==`).
     @inlinable
     public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs == rhs }
 
@@ -34,6 +38,7 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
     @inlinable
     public func contentHash(of row: Element) -> UInt64 { 0 }
 
+    /// Per-process secret keys of the values (see ``RowAdapter/writeSeededIdentityKeys(of:to:)``).
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { $0 }

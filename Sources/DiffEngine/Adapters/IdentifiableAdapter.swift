@@ -8,6 +8,7 @@
 ///   differ need, requires `Element: Hashable`.
 // @unchecked: the stored closures and key paths are immutable and capture no state.
 public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter, @unchecked Sendable {
+    /// The rows: `Identifiable & Equatable` values.
     public typealias Row = Element
 
     @usableFromInline
@@ -27,18 +28,23 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
         self.init(keyFunction: .perProcess, contentHasher: nil)
     }
 
+    /// True for fixed-width integer ids, whose stable hash is the id.
     @inlinable
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
+    /// The id's stable hash (the id itself for integers), or its per-process `hashValue`.
     @inlinable
     public func identityKey(of row: Element) -> UInt64 { keyFunction(row.id) }
 
+    /// Whether the two rows' ids are equal.
     @inlinable
     public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs.id == rhs.id }
 
+    /// Whether the two rows are equal (`==`).
     @inlinable
     public func contentsEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs == rhs }
 
+    /// The row's `hashValue`; available when `Element: Hashable`, a precondition failure otherwise.
     @inlinable
     public func contentHash(of row: Element) -> UInt64 {
         guard let contentHasher else {
@@ -47,8 +53,10 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
         return contentHasher(row)
     }
 
+    /// The id, for messages.
     public func identityDescription(of row: Element) -> String { String(describing: row.id) }
 
+    /// Per-process secret keys of the ids (see ``RowAdapter/writeSeededIdentityKeys(of:to:)``).
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { $0.id }

@@ -9,16 +9,19 @@ public protocol IdentifyingAdapter: RowAdapter {
 }
 
 extension IdentifiableAdapter: IdentifyingAdapter {
+    /// The row's `id`.
     @inlinable
     public func identity(of row: Element) -> Element.ID { row.id }
 }
 
 extension HashableAdapter: IdentifyingAdapter {
+    /// The value itself.
     @inlinable
     public func identity(of row: Element) -> Element { row }
 }
 
 extension KeyPathAdapter: IdentifyingAdapter {
+    /// The value at the identity key path.
     @inlinable
     public func identity(of row: Row) -> ID { read(row, identity, at: identityOffset) }
 }

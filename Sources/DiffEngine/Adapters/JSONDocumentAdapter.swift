@@ -8,6 +8,7 @@ public enum JSONDocumentError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The object has no member of this name, which is one of the keys.
     case missingKey(String)
 
+    /// What is wrong with the document, in a few words.
     public var description: String {
         switch self {
         case .syntax(let error): "invalid JSON: \(error)"

@@ -118,9 +118,11 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return withUnsafeBytes(of: row) { $0.load(fromByteOffset: offset, as: Value.self) }
     }
 
+    /// True for fixed-width integer identities, whose stable hash is the value.
     @inlinable
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
+    /// The identity's stable hash (the value itself for integers), or its per-process `hashValue`.
     @inlinable
     public func identityKey(of row: Row) -> UInt64 {
         if keyFunction.isStable, let offset = identityIntegerOffset {
@@ -159,11 +161,13 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         }
     }
 
+    /// Whether the two rows' identities are equal.
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
         read(lhs, identity, at: identityOffset) == read(rhs, identity, at: identityOffset)
     }
 
+    /// Whether every content field of the two rows is equal.
     @inlinable
     public func contentsEqual(_ lhs: Row, _ rhs: Row) -> Bool {
         var field = 0
@@ -175,6 +179,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return true
     }
 
+    /// The content fields' hashes folded with ``combineStableHashes(_:_:)``.
     @inlinable
     public func contentHash(of row: Row) -> UInt64 {
         if let offsets = contentIntegerOffsets, !offsets.isEmpty {
@@ -191,8 +196,10 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return folded
     }
 
+    /// The identity value, for messages.
     public func identityDescription(of row: Row) -> String { String(describing: row[keyPath: identity]) }
 
+    /// Per-process secret keys of the identities (see ``RowAdapter/writeSeededIdentityKeys(of:to:)``).
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { read($0, identity, at: identityOffset) }

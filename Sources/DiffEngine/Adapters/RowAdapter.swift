@@ -11,8 +11,8 @@
 /// - rows with equal identities have equal identity keys;
 /// - when `identityKeysAreExact` is true, rows with equal keys have equal identities
 ///   (integer ids); then `identitiesEqual` is never called during pairing;
-/// - rows with equal contents have equal content hashes (only `StatefulDiffer`-style
-///   callers that keep no rows compare contents by hash).
+/// - rows with equal contents have equal content hashes (only callers that keep no rows,
+///   such as a ``Differ``, compare contents by hash).
 public protocol RowAdapter {
     /// The type of the rows this adapter reads.
     associatedtype Row
@@ -59,9 +59,11 @@ public protocol RowAdapter {
 }
 
 extension RowAdapter {
+    /// By default keys are hashes, verified with ``identitiesEqual(_:_:)``.
     @inlinable
     public var identityKeysAreExact: Bool { false }
 
+    /// Calls ``identityKey(of:)`` for each row.
     @inlinable
     public func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == keys.count, "one key a row")
@@ -70,6 +72,7 @@ extension RowAdapter {
         }
     }
 
+    /// Calls ``contentHash(of:)`` for each row.
     @inlinable
     public func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == hashes.count, "one hash a row")
@@ -78,10 +81,12 @@ extension RowAdapter {
         }
     }
 
+    /// The whole row, described.
     public func identityDescription(of row: Row) -> String {
         String(describing: row)
     }
 
+    /// None by default: returns false, and the engine verifies colliding keys instead.
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         false

@@ -29,56 +29,69 @@ public protocol StableHashable: Hashable {
 }
 
 extension StableHashable {
+    /// False by default: a hash, verified with `==`.
     @inlinable
     public static var stableHashIsExact: Bool { false }
 }
 
 extension Int: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(bitPattern: Int64(self)) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension Int64: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(bitPattern: self) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension Int32: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(bitPattern: Int64(self)) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension Int16: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(bitPattern: Int64(self)) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension Int8: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(bitPattern: Int64(self)) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension UInt: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(self) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension UInt64: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { self }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension UInt32: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(self) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension UInt16: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(self) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension UInt8: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { UInt64(self) }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 extension Bool: StableHashable {
+    /// True: distinct values have distinct keys.
     @inlinable public var stableHash: UInt64 { self ? 1 : 0 }
     @inlinable public static var stableHashIsExact: Bool { true }
 }
 
 extension String: StableHashable {
+    /// XXH3-64 of the UTF-8 bytes.
     @inlinable
     public var stableHash: UInt64 {
         if let hash = utf8.withContiguousStorageIfAvailable({ _stableHash(UnsafeRawBufferPointer($0)) }) {
@@ -90,6 +103,7 @@ extension String: StableHashable {
 }
 
 extension Substring: StableHashable {
+    /// XXH3-64 of the UTF-8 bytes, as for the same `String`.
     @inlinable
     public var stableHash: UInt64 {
         if let hash = utf8.withContiguousStorageIfAvailable({ _stableHash(UnsafeRawBufferPointer($0)) }) {
@@ -100,6 +114,7 @@ extension Substring: StableHashable {
 }
 
 extension Array: StableHashable where Element == UInt8 {
+    /// XXH3-64 of the bytes.
     @inlinable
     public var stableHash: UInt64 {
         withUnsafeBytes { _stableHash($0) }
@@ -107,6 +122,7 @@ extension Array: StableHashable where Element == UInt8 {
 }
 
 extension UUID: StableHashable {
+    /// XXH3-64 of the 16 bytes in RFC 4122 order.
     @inlinable
     public var stableHash: UInt64 {
         withUnsafeBytes(of: uuid) { _stableHash($0) }
@@ -114,6 +130,7 @@ extension UUID: StableHashable {
 }
 
 extension Double: StableHashable {
+    /// XXH3-64 of the 8 little-endian IEEE 754 bytes, with `-0.0` as `+0.0`.
     @inlinable
     public var stableHash: UInt64 {
         let bits = (self == 0 ? 0.0 : self).bitPattern.littleEndian

@@ -8,6 +8,7 @@ public struct DifferUpdate<Identity: Hashable>: Equatable {
     /// differ keeps identities; nil otherwise.
     public var deletedIdentities: [Identity]?
 
+    /// Creates an update.
     public init(changeset: Changeset, isInitial: Bool, deletedIdentities: [Identity]?) {
         self.changeset = changeset
         self.isInitial = isInitial

@@ -5,17 +5,34 @@ import Dispatch
 public struct LiveStatus: Sendable, Hashable {
     /// Where the data came from.
     public enum DataStatus: String, Sendable, Hashable, CaseIterable {
-        case notExist, local, fresh, error
+        /// There is no data (yet).
+        case notExist
+        /// Data from the local store, not yet confirmed by a server.
+        case local
+        /// Data confirmed by a server.
+        case fresh
+        /// Loading the data failed.
+        case error
     }
 
     /// Whether more data is on its way.
     public enum LoadingStatus: String, Sendable, Hashable, CaseIterable {
-        case notLoading, loading, loaded, error
+        /// Nothing is being loaded.
+        case notLoading
+        /// More data is being loaded.
+        case loading
+        /// Everything there is has been loaded.
+        case loaded
+        /// Loading failed.
+        case error
     }
 
+    /// Where the data came from.
     public var data: DataStatus
+    /// Whether more data is on its way.
     public var loading: LoadingStatus
 
+    /// Creates a status.
     public init(data: DataStatus, loading: LoadingStatus) {
         self.data = data
         self.loading = loading
@@ -53,6 +70,7 @@ public final class ObservationToken: Sendable {
 
 /// One active observer, as `LiveCollection.observers` lists it (Ditto's `store.observers`).
 public struct LiveObserverInfo: Sendable, Hashable {
+    /// The observer's number, unique within its collection.
     public var id: UInt64
     /// Whether it ends after its first event.
     public var once: Bool
@@ -413,9 +431,11 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
 
 /// The `AsyncSequence` of a live collection's events (see `LiveCollection.events()`).
 public struct LiveEvents<Element: Sendable>: AsyncSequence, Sendable {
+    /// Each element is one event.
     public typealias Element = LiveEvent<Element>
     let collection: LiveCollection<Element>
 
+    /// Waits for each next event; ends the observation when released.
     public final class AsyncIterator: AsyncIteratorProtocol {
         private let collection: LiveCollection<Element>
         private let id: UInt64
@@ -426,11 +446,13 @@ public struct LiveEvents<Element: Sendable>: AsyncSequence, Sendable {
             (id, token) = collection.addPullObserver()
         }
 
+        /// The next event, diffed from the one returned last; nil once the observation has ended.
         public func next() async -> LiveEvent<Element>? {
             await collection.nextEvent(for: id)
         }
     }
 
+    /// Starts an observation; its first event is initial.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(collection: collection)
     }

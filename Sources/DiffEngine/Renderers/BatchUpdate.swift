@@ -11,6 +11,7 @@ public struct BatchMove<Position: Hashable & Sendable & Codable>: Hashable, Send
     /// Where it ends, in the new state.
     public var to: Position
 
+    /// Creates a move from an old position to a new one.
     public init(from: Position, to: Position) {
         self.from = from
         self.to = to
@@ -22,15 +23,24 @@ public struct BatchMove<Position: Hashable & Sendable & Codable>: Hashable, Send
 /// positions; inserts and move destinations are new positions. Index paths are
 /// `[section, row]`.
 public struct BatchUpdate: Hashable, Sendable, Codable {
+    /// Old indexes of deleted sections.
     public var sectionDeletes: [Int] = []
+    /// New indexes of inserted sections.
     public var sectionInserts: [Int] = []
+    /// Old indexes of reloaded sections.
     public var sectionReloads: [Int] = []
+    /// Sections moved, old index to new index.
     public var sectionMoves: [BatchMove<Int>] = []
+    /// Old index paths of deleted rows.
     public var deletes: [IndexPath] = []
+    /// New index paths of inserted rows.
     public var inserts: [IndexPath] = []
+    /// Old index paths of reloaded rows.
     public var reloads: [IndexPath] = []
+    /// Rows moved, old index path to new index path.
     public var moves: [BatchMove<IndexPath>] = []
 
+    /// Creates a batch; every list is empty unless given.
     public init(sectionDeletes: [Int] = [], sectionInserts: [Int] = [], sectionReloads: [Int] = [],
                 sectionMoves: [BatchMove<Int>] = [], deletes: [IndexPath] = [], inserts: [IndexPath] = [],
                 reloads: [IndexPath] = [], moves: [BatchMove<IndexPath>] = []) {
@@ -59,6 +69,7 @@ public struct BatchUpdateRenderer: ChangesetRenderer {
     /// The section the rows are in.
     public var section: Int
 
+    /// Creates a renderer whose index paths are in `section`.
     public init(section: Int = 0) {
         self.section = section
     }

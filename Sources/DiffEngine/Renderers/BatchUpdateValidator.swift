@@ -6,7 +6,16 @@ import Foundation
 
 /// One kind of change in a batch, as the validator names it.
 public enum BatchOperation: String, Sendable, Hashable, Codable {
-    case delete, insert, reload, moveFrom, moveTo
+    /// A delete (old side).
+    case delete
+    /// An insert (new side).
+    case insert
+    /// A reload (old side).
+    case reload
+    /// The source of a move (old side).
+    case moveFrom
+    /// The destination of a move (new side).
+    case moveTo
 }
 
 /// A rule of UIKit's batch updates that a batch breaks: each would raise
@@ -39,6 +48,7 @@ public enum BatchUpdateViolation: Hashable, Sendable, CustomStringConvertible {
     /// A section's new row count is not old − deleted − moved out + inserted + moved in.
     case rowCountMismatch(section: Int, expected: Int, actual: Int)
 
+    /// The rule and where it is broken, on one line.
     public var description: String {
         switch self {
         case let .malformedIndexPath(operation, path): "\(operation) of \(path): not a [section, row] index path"

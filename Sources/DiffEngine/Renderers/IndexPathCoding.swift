@@ -15,6 +15,7 @@ extension BatchMove {
         to = try container.decode(Position.self)
     }
 
+    /// Encodes the value's fields as a JSON object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(from)
@@ -30,6 +31,7 @@ extension BatchUpdate {
         case sectionDeletes, sectionInserts, sectionReloads, sectionMoves, deletes, inserts, reloads, moves
     }
 
+    /// Decodes the value from the JSON object ``encode(to:)`` writes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -48,6 +50,7 @@ extension BatchUpdate {
             })
     }
 
+    /// Encodes the value's fields as a JSON object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sectionDeletes, forKey: .sectionDeletes)
@@ -69,6 +72,7 @@ extension IndexPathPair {
         new = IndexPath(indexes: try container.decode([Int].self))
     }
 
+    /// Encodes the value's fields as a JSON object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(Array(old))
@@ -81,6 +85,7 @@ extension SectionedChangeset {
         case sections, itemDeletions, itemInsertions, itemUpdates, itemMoves
     }
 
+    /// Decodes the value from the JSON object ``encode(to:)`` writes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sections = try container.decode(Changeset.self, forKey: .sections)
@@ -90,6 +95,7 @@ extension SectionedChangeset {
         itemMoves = try container.decode([IndexPathPair].self, forKey: .itemMoves)
     }
 
+    /// Encodes the value's fields as a JSON object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sections, forKey: .sections)

@@ -9,6 +9,7 @@ import Foundation
 /// "updates":[[i,j]…],"moves":[[i,j]…]}`, plus `"droppedOld"` and `"droppedNew"` under
 /// `DuplicatePolicy.firstWins`. Keys in that order, one line, ending in a newline.
 public struct JSONChangesetRenderer: ChangesetRenderer {
+    /// Creates a renderer.
     public init() {}
 
     /// - Complexity: O(changes); written by hand, with no intermediate objects.
@@ -58,6 +59,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
 /// Index paths are `[section, row]` arrays; headers and items use their own `Encodable`
 /// form.
 public struct JSONStagesRenderer<Header: Encodable, Item: Encodable>: ChangesetRenderer {
+    /// Creates a renderer.
     public init() {}
 
     private struct EncodedSection: Encodable {
@@ -75,6 +77,7 @@ public struct JSONStagesRenderer<Header: Encodable, Item: Encodable>: ChangesetR
         var stages: [EncodedStage]
     }
 
+    /// Renders every stage's batch update as one JSON array, one line.
     public func render(_ staged: StagedChangeset<Header, Item>) -> [UInt8] {
         let document = Document(changeset: staged.changeset, stages: staged.stages.map { stage in
             EncodedStage(batch: stage.batch, sections: stage.sections.map { EncodedSection(header: $0.header, items: $0.items) })

@@ -11,6 +11,7 @@ public struct SectionData<Header, Item> {
     /// The rows of the section.
     public var items: [Item]
 
+    /// Creates a section from its header model and its items.
     public init(header: Header, items: [Item]) {
         self.header = header
         self.items = items
@@ -23,9 +24,12 @@ extension SectionData: Sendable where Header: Sendable, Item: Sendable {}
 
 /// An old index path and the new index path of the same item.
 public struct IndexPathPair: Hashable, Sendable, Codable {
+    /// The item's `[section, item]` index path before.
     public var old: IndexPath
+    /// The item's `[section, item]` index path after.
     public var new: IndexPath
 
+    /// Creates the pair of an item's old and new index path.
     public init(old: IndexPath, new: IndexPath) {
         self.old = old
         self.new = new
@@ -50,6 +54,7 @@ public struct SectionedChangeset: Equatable, Sendable, Codable {
     /// Matched items that changed section, or changed order within their section.
     public var itemMoves: [IndexPathPair]
 
+    /// Creates a sectioned changeset from its section and item changes.
     public init(sections: Changeset, itemDeletions: [IndexPath], itemInsertions: [IndexPath],
                 itemUpdates: [IndexPathPair], itemMoves: [IndexPathPair]) {
         self.sections = sections
@@ -67,6 +72,7 @@ public struct ChangesetStage<Header, Item> {
     /// The data source's sections to set right before applying `batch`.
     public var sections: [SectionData<Header, Item>]
 
+    /// Creates a stage: the batch and the sections a data source shows after it.
     public init(batch: BatchUpdate, sections: [SectionData<Header, Item>]) {
         self.batch = batch
         self.sections = sections
@@ -84,6 +90,7 @@ public struct StagedChangeset<Header, Item> {
     /// gives the new sections. Empty when nothing changed.
     public var stages: [ChangesetStage<Header, Item>]
 
+    /// Creates a staged changeset from the changes and their stages.
     public init(changeset: SectionedChangeset, stages: [ChangesetStage<Header, Item>]) {
         self.changeset = changeset
         self.stages = stages
