@@ -11,8 +11,10 @@ import Foundation
 /// own bytes, so most rows need no copy; records that use quotes are re-encoded into the
 /// buffer's tail.
 public struct CSVReader {
+    /// The header names of the key columns, in order.
     public let keys: [String]
 
+    /// Creates a reader that keys rows by the columns named `keys`.
     public init(keys: [String]) {
         self.keys = keys
     }

@@ -4,8 +4,11 @@ import Foundation
 /// Reads JSON Lines: one JSON object a line; blank lines are skipped. Identity: the key
 /// members' values; content: the whole object by value (see `JSONDocuments`).
 public struct JSONLinesReader {
+    /// Creates a reader.
     public init() {}
 
+    /// Adds every object of `file` to `documents` and returns the rows with their lines.
+    /// - Throws: `InputError` naming `path` and the line of the first bad one.
     public func read(_ file: MappedFile, path: String, into documents: inout JSONDocuments) throws(InputError) -> FileRows {
         var result = FileRows(path: path)
         var failure: InputError?

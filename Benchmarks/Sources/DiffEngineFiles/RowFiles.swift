@@ -3,16 +3,21 @@ import Foundation
 
 /// Input that cannot be diffed: a one-line message naming the file and, where known, the line.
 public struct InputError: Error, CustomStringConvertible {
+    /// The file (or option) at fault.
     public var file: String
+    /// The 1-based line, when one is at fault.
     public var line: Int?
+    /// What is wrong, in a few words.
     public var message: String
 
+    /// Creates an error.
     public init(file: String, line: Int?, message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
+    /// `file:line: message`, or `file: message`.
     public var description: String {
         line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
     }
@@ -20,15 +25,20 @@ public struct InputError: Error, CustomStringConvertible {
 
 /// The rows of one file: byte spans into the shared buffer, and each row's first line.
 public struct FileRows {
+    /// The file the rows come from.
     public var path: String
+    /// The rows, in file order.
     public var rows: [ByteRow] = []
+    /// The 1-based line where each row starts.
     public var lines: [Int32] = []
 
+    /// Creates an empty list of rows of `path`.
     public init(path: String) {
         self.path = path
     }
 }
 
+/// The formats the file differ reads.
 public enum FileFormat: String, CaseIterable, Sendable {
     case csv, jsonl
 
@@ -116,6 +126,7 @@ public func lineNumber(of offset: Int, in bytes: UnsafeRawBufferPointer, from st
     return line
 }
 
+/// Throws an `InputError` naming the line of the first invalid UTF-8 byte in `range`.
 public func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throws(InputError) {
     let invalid = bytes.withUnsafeBytes { buffer in
         firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[range])).map { ($0 + range.lowerBound, lineNumber(of: $0 + range.lowerBound, in: buffer, from: range.lowerBound)) }
@@ -125,8 +136,10 @@ public func checkUTF8(_ bytes: [UInt8], _ range: Range<Int>, file: String) throw
 
 /// A file mapped read-only into memory: no copy, no zero-filled pages.
 public final class MappedFile {
+    /// The file's bytes, valid while the object lives.
     public let bytes: UnsafeRawBufferPointer
 
+    /// Maps the regular file at `path`.
     public init(path: String) throws(InputError) {
         let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
