@@ -3,6 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "DiffEngineBenchmarks",
+    platforms: [.macOS(.v14)], // as the library requires
     products: [
         // The CSV and JSON Lines readers, for the CLI and the parser fuzzers.
         .library(name: "DiffEngineFiles", targets: ["DiffEngineFiles"]),

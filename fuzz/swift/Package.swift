@@ -10,6 +10,7 @@ let harnesses = ["fuzz_swift_api", "fuzz_csv", "fuzz_json"]
 
 let package = Package(
     name: "DiffEngineFuzz",
+    platforms: [.macOS(.v14)], // as the library requires
     dependencies: [
         .package(name: "DiffEngine", path: "../.."),
         .package(name: "DiffEngineBenchmarks", path: "../../Benchmarks"),
