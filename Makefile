@@ -5,7 +5,7 @@ SWIFT_CLANG ?= $(dir $(realpath $(shell command -v swift)))clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: deps docs test test-builtin-xxh3 check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -39,6 +39,11 @@ docs: deps
 test-builtin-xxh3:
 	DIFFENGINE_EXPECTED_XXH3=builtin swift test --scratch-path .build-builtin -Xcc -DDC_BUILTIN_XXH3 \
 		--filter "HashingTests|GoldenTests|HostileInputTests|RandomPropertyTests|CoreStatusTests"
+
+# Compile-time facts stay compile-time facts: scripts/compile-checks/*.swift compile, and
+# each *.fail.swift fails with the message it names.
+check-compile: deps
+	bash scripts/check-compile.sh
 
 # Every symbol the C core exports is dc_-prefixed (both hash builds).
 check-symbols: deps

@@ -191,14 +191,23 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
             adapter.writeSeededIdentityKeys(of: oldRest, to: oldSeeded) && adapter.writeSeededIdentityKeys(of: newRest, to: newSeeded)
         })
 
+    _markContentUpdates(workspace, oldRest, newRest, adapter)
+    return body(workspace, prefix)
+}
+
+/// Flags each paired row whose contents the adapter finds different (pass 2).
+@inlinable
+internal func _markContentUpdates<Adapter: RowAdapter>(
+    _ workspace: _DiffWorkspace, _ old: UnsafeBufferPointer<Adapter.Row>,
+    _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
+) {
     let pairing = workspace.newToOld
     for newIndex in pairing.indices {
         let oldIndex = pairing[newIndex]
-        if oldIndex != _unpaired && !adapter.contentsEqual(oldRest[Int(oldIndex)], newRest[newIndex]) {
+        if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {
             workspace.markUpdated(newIndex: newIndex)
         }
     }
-    return body(workspace, prefix)
 }
 
 /// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys

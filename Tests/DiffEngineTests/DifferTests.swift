@@ -2,13 +2,53 @@
 import DiffEngineTestSupport
 import Testing
 
+/// How a test differ keeps state.
+enum DifferState: CustomStringConvertible, CaseIterable {
+    case previousSnapshot, hashesOnly, hashesAndIdentities
+
+    func make<Adapter: ContentHashingAdapter & IdentifyingAdapter>(_ adapter: Adapter, moves: MoveMode) -> Differ<Adapter> {
+        switch self {
+        case .previousSnapshot: Differ(adapter: adapter, moves: moves)
+        case .hashesOnly: Differ(keepingOnlyHashesOf: adapter, moves: moves)
+        case .hashesAndIdentities: Differ(keepingOnlyHashesOf: adapter, moves: moves, keepsIdentities: true)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .previousSnapshot: "previous snapshot"
+        case .hashesOnly: "hashes only"
+        case .hashesAndIdentities: "hashes and identities"
+        }
+    }
+}
+
+/// A model whose `hash(into:)` hashes only `id` while `==` compares every field: the usual
+/// advice for diffable data sources, and a trap for anything that compares by hash.
+struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
+    var id: Int
+    var title: String
+    var count: Int
+    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.title == rhs.title && lhs.count == rhs.count }
+    var description: String { "\(id):\(title):\(count)" }
+}
+
+/// `Identifiable & Equatable` but not `Hashable`: the shape `LiveCollection` accepts.
+struct Car: Identifiable, Equatable {
+    var id: Int
+    var color: String
+    var mileage: Int
+}
+
 @Suite struct DifferTests {
     /// Streams of snapshots: every update checks against the reference from the previous one.
-    @Test(arguments: [(MoveMode.minimal, false, 0), (.displaced, true, 0), (.none, false, 0), (.minimal, true, 3)])
-    func streamsReproduceEverySnapshot(mode: MoveMode, keepsIdentities: Bool, weakBits: Int) {
+    @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .hashesAndIdentities, 0),
+                      (.none, .hashesOnly, 0), (.minimal, .hashesAndIdentities, 3), (.none, .previousSnapshot, 3)])
+    func streamsReproduceEverySnapshot(mode: MoveMode, state: DifferState, weakBits: Int) {
         var generator = SeededGenerator(seed: 0xD1FF_E4 &+ UInt64(weakBits))
         for stream in 0..<300 {
-            let differ = Differ(adapter: IdentifiableAdapter<TestRow>(), moves: mode, keepsIdentities: keepsIdentities)
+            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode)
             differ.weakenedIdentityHashBits = weakBits
             var previous: [TestRow] = []
             for step in 0..<12 {
@@ -21,7 +61,7 @@ import Testing
                     Issue.record("stream \(stream) step \(step): \(problems.prefix(3))")
                     return
                 }
-                if keepsIdentities {
+                if state != .hashesOnly {
                     #expect(update.deletedIdentities == update.changeset.deletions.map { previous[$0].id })
                 } else {
                     #expect(update.deletedIdentities == nil)
@@ -31,25 +71,63 @@ import Testing
         }
     }
 
+    /// The default differ gives the one-shot diff's answer on every update, for a model whose
+    /// hash ignores the fields `==` compares; hash-only state misses those updates, as its
+    /// documentation says.
+    @Test(arguments: MoveMode.allCases)
+    func differEqualsOneShotDiffWhenHashesIgnoreFields(mode: MoveMode) throws {
+        var generator = SeededGenerator(seed: 0x51DE_5DE5)
+        var missedByHashes = 0
+        for _ in 0..<200 {
+            let differ = Differ(adapter: IdentifiableAdapter<IDHashedModel>(), moves: mode)
+            let hashing = Differ(keepingOnlyHashesOf: IdentifiableAdapter<IDHashedModel>(), moves: mode)
+            var previous: [IDHashedModel] = []
+            for _ in 0..<8 {
+                let size = Int.random(in: 0...40, using: &generator)
+                let next = (0..<size).map { _ in
+                    IDHashedModel(id: Int.random(in: 0..<30, using: &generator), title: ["a", "b"].randomElement(using: &generator)!,
+                                  count: Int.random(in: 0..<2, using: &generator))
+                }
+                let update = differ.diff(next)
+                let hashed = hashing.diff(next)
+                let oneShot = try diff(previous, next, using: IdentifiableAdapter<IDHashedModel>(), options: DiffOptions(moves: mode))
+                #expect(update.changeset == oneShot, "previous \(previous)\nnext \(next)")
+                missedByHashes += oneShot.updates.count - hashed.changeset.updates.count
+                previous = next
+            }
+        }
+        #expect(missedByHashes > 0) // the pitfall the default avoids is real in this stream
+    }
+
+    /// `Identifiable & Equatable` rows that are not `Hashable` work with the default differ.
+    @Test func equatableOnlyRows() {
+        let differ = Differ(adapter: IdentifiableAdapter<Car>())
+        let first = differ.diff([Car(id: 1, color: "blue", mileage: 10)])
+        let next = differ.diff([Car(id: 1, color: "blue", mileage: 12), Car(id: 2, color: "red", mileage: 0)])
+        #expect(first.isInitial && first.changeset.insertions == [0])
+        #expect(next.changeset == Changeset(oldCount: 1, newCount: 2, insertions: [1], updates: [IndexPair(old: 0, new: 0)]))
+        #expect(differ.diff([Car]()).deletedIdentities == [1, 2])
+    }
+
     @Test func initialResetAndKeptBytes() {
         let differ = Differ(adapter: IdentifiableAdapter<TestRow>())
         let rows = [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0)]
-        #expect(differ.diff(rows) == DifferUpdate(changeset: Changeset(oldCount: 0, newCount: 2, insertions: [0, 1]), isInitial: true, deletedIdentities: nil))
+        #expect(differ.diff(rows) == DifferUpdate(changeset: Changeset(oldCount: 0, newCount: 2, insertions: [0, 1]), isInitial: true, deletedIdentities: []))
         #expect(!differ.diff(rows).changeset.hasChanges)
-        #expect(differ.rowCount == 2 && differ.keptBytesPerRow == 16)
+        #expect(differ.rowCount == 2 && differ.keptBytesPerRow == 8 + MemoryLayout<TestRow>.stride)
         differ.reset()
         #expect(differ.diff(rows).isInitial)
-        #expect(Differ(adapter: IdentifiableAdapter<TestRow>(), keepsIdentities: true).keptBytesPerRow == 24)
+        #expect(Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>()).keptBytesPerRow == 16)
+        #expect(Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), keepsIdentities: true).keptBytesPerRow == 24)
     }
 
-    /// Byte rows and strings (hashed identities) through the differ.
-    @Test func hashedIdentitiesWithAndWithoutKeptIdentities() {
-        for keeps in [false, true] {
-            let differ = Differ(adapter: HashableAdapter<String>(), keepsIdentities: keeps)
-            _ = differ.diff(["a", "b", "c"])
-            let update = differ.diff(["c", "a", "d"])
-            #expect(update.changeset.deletions == [1] && update.changeset.insertions == [2])
-            #expect(update.deletedIdentities == (keeps ? ["b"] : nil))
-        }
+    /// Strings (hashed identities) through every kind of differ.
+    @Test(arguments: DifferState.allCases)
+    func hashedIdentities(state: DifferState) {
+        let differ = state.make(HashableAdapter<String>(), moves: .minimal)
+        _ = differ.diff(["a", "b", "c"])
+        let update = differ.diff(["c", "a", "d"])
+        #expect(update.changeset.deletions == [1] && update.changeset.insertions == [2])
+        #expect(update.deletedIdentities == (state == .hashesOnly ? nil : ["b"]))
     }
 }

@@ -135,9 +135,13 @@ func craftedScenario(size: Int, seed: UInt64) -> (old: [CraftedRow], new: [Craft
         #expect(counter.count <= 20 * (old.count + new.count), "identity checks: \(counter.count)")
     }
 
-    /// The stateful differ that keeps identities verifies and re-keys the same way.
-    @Test func differWithCraftedIdentities() {
-        let differ = Differ(adapter: IdentifiableAdapter<CraftedRow>(), keepsIdentities: true)
+    /// The stateful differ verifies and re-keys the same way, whether it keeps the previous
+    /// snapshot or hashes and identities.
+    @Test(arguments: [false, true])
+    func differWithCraftedIdentities(hashesOnly: Bool) {
+        let differ = hashesOnly
+            ? Differ(keepingOnlyHashesOf: IdentifiableAdapter<CraftedRow>(), keepsIdentities: true)
+            : Differ(adapter: IdentifiableAdapter<CraftedRow>())
         var previous: [CraftedRow] = []
         for step in 0..<4 {
             let (_, next) = craftedScenario(size: 1_500, seed: UInt64(100 + step))

@@ -33,7 +33,8 @@ struct EngineCase {
 }
 
 /// Engine names, for `--engines` and the README.
-let engineNames = ["engine", "engine-displaced", "engine-none", "keypath", "flat", "staged", "differ-keypath", "differ-identifiable", "collectiondifference", "reference"]
+let engineNames = ["engine", "engine-displaced", "engine-none", "keypath", "flat", "staged", "collectiondifference", "reference"]
+    + streamEngines.map(\.name)
 
 /// The peers are skipped when their cost estimate passes these budgets.
 let collectionDifferenceBudget = 300_000_000 // (m + n) · D, Myers' O((m + n) D)

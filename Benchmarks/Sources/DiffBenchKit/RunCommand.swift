@@ -113,13 +113,17 @@ public struct RunCommand: ParsableCommand {
         for stream in selectedStreams() {
             progress("\(stream.name): generating (\(stream.summary))")
             let snapshots = stream.make()
-            for (engine, measure) in [
-                ("differ-keypath", { measureStream(stream, snapshots: snapshots, engine: "differ-keypath", adapter: KeyPathAdapter(identity: \Row.id, content: \.value)) }),
-                ("differ-identifiable", { measureStream(stream, snapshots: snapshots, engine: "differ-identifiable", adapter: IdentifiableAdapter<Row>()) }),
-            ] as [(String, () -> Measurement)] where wanted?.contains(engine) ?? true {
+            var results: [Measurement] = []
+            for (engine, make) in streamEngines where wanted?.contains(engine) ?? true {
                 progress("\(stream.name): \(engine): checking every tenth update, then timing each")
-                measurements.append(measure())
+                results.append(measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make))
             }
+            // Ratios to the one-shot diff of the same snapshots, measured in the same run.
+            let oneShot = results.first { $0.engine == "oneshot-identifiable" }?.medianMilliseconds
+            for index in results.indices {
+                results[index].ratioToFlat = oneShot.flatMap { base in results[index].medianMilliseconds.map { $0 / base } }
+            }
+            measurements += results
         }
         let hostile = measureHostile(selectedHostile(), runs: runs)
         measurements += hostile

@@ -61,23 +61,24 @@ let allStreams = [
     SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
 ]
 
-/// Runs a differ over the stream twice: checking every tenth update against the
+/// Runs a stream engine over the stream twice: checking every tenth update against the
 /// reference, then timing each update. Per-update median, min and max; bytes kept a row
-/// (heap held by the differ between updates); allocations per update.
-func measureStream<Adapter: IdentifyingAdapter>(
-    _ stream: SnapshotStream, snapshots: [[Row]], engine: String, adapter: Adapter
-) -> Measurement where Adapter.Row == Row {
+/// (heap held by the engine between updates); allocations per update. `makeEngine` gives a
+/// fresh engine: a function from each snapshot to the changeset from the one before.
+func measureStream(
+    _ stream: SnapshotStream, snapshots: [[Row]], engine: String, makeEngine: @Sendable () -> ([Row]) -> Changeset
+) -> Measurement {
     var measurement = Measurement(scenario: stream.name, engine: engine, status: "ok")
-    let checking = Differ(adapter: adapter)
-    _ = checking.diff(snapshots[0])
+    let checking = makeEngine()
+    _ = checking(snapshots[0])
     for index in 1..<snapshots.count {
-        let update = checking.diff(snapshots[index])
+        let changeset = checking(snapshots[index])
         guard index % 10 == 1 else { continue }
         let old = snapshots[index - 1], new = snapshots[index]
-        let application = checkApplication(update.changeset, old: old, new: new, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        let application = checkApplication(changeset, old: old, new: new, sameIdentity: { $0.id == $1.id }, sameContent: ==)
         var problems = application.problems
         if problems.isEmpty {
-            problems = checkPairing(update.changeset, implied: application.implied, mode: .minimal,
+            problems = checkPairing(changeset, implied: application.implied, mode: .minimal,
                                     reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==))
         }
         if !problems.isEmpty {
@@ -87,14 +88,14 @@ func measureStream<Adapter: IdentifyingAdapter>(
     }
 
     let heapBefore = mc_current_bytes()
-    let differ = Differ(adapter: adapter)
-    _ = differ.diff(snapshots[0])
+    let differ = makeEngine()
+    _ = differ(snapshots[0])
     let clock = ContinuousClock()
     var times: [Double] = []
     let allocationsBefore = mc_allocations()
     for snapshot in snapshots.dropFirst() {
-        var update: DifferUpdate<Adapter.Identity>?
-        let elapsed = clock.measure { update = differ.diff(snapshot) }
+        var update: Changeset?
+        let elapsed = clock.measure { update = differ(snapshot) }
         blackHole(update)
         times.append(milliseconds(elapsed))
     }
@@ -108,8 +109,33 @@ func measureStream<Adapter: IdentifyingAdapter>(
     measurement.maxMilliseconds = times.last
     if mc_is_active() != 0 {
         measurement.allocations = Int(allocations) / Swift.max(times.count, 1)
-        // Between updates the differ holds its kept state plus reusable buffers and workspace.
+        // Between updates the engine holds its kept state plus reusable buffers and workspace
+        // (a kept snapshot shares the benchmark's arrays, so it does not count here).
         measurement.peakBytesPerRow = Double(held) / Double(stream.rows)
     }
     return measurement
 }
+
+/// The stream engines, each a fresh engine per call: the differ in both kinds of state and
+/// the one-shot diff of each pair of consecutive snapshots, the baseline a differ must beat.
+let streamEngines: [(name: String, make: @Sendable () -> ([Row]) -> Changeset)] = [
+    ("differ-keypath", {
+        let differ = Differ(adapter: KeyPathAdapter(identity: \Row.id, content: \.value))
+        return { differ.diff($0).changeset }
+    }),
+    ("differ-identifiable", {
+        let differ = Differ(adapter: IdentifiableAdapter<Row>())
+        return { differ.diff($0).changeset }
+    }),
+    ("differ-keypath-hashes", {
+        let differ = Differ(keepingOnlyHashesOf: KeyPathAdapter(identity: \Row.id, content: \.value))
+        return { differ.diff($0).changeset }
+    }),
+    ("oneshot-identifiable", {
+        var previous: [Row] = []
+        return { next in
+            defer { previous = next }
+            return try! diff(previous, next, using: IdentifiableAdapter<Row>())
+        }
+    }),
+]

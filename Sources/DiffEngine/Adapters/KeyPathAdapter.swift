@@ -39,6 +39,10 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// stable hash is its bits, loaded with no generic dispatch.
     @usableFromInline
     let contentIntegerOffsets: [Int]?
+    /// When the content is one stored 8-byte integer field, its offset: compared and hashed
+    /// as those bits, with no array to retain on every row.
+    @usableFromInline
+    let singleIntegerContentOffset: Int?
 
     /// An adapter keyed by the identity's per-process `hashValue`.
     /// - Parameters:
@@ -54,6 +58,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         contentHashers = Self.hashers(repeat each content)
         identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
         contentIntegerOffsets = Self.integerOffsets(repeat each content)
+        singleIntegerContentOffset = contentIntegerOffsets.flatMap { $0.count == 1 ? $0[0] : nil }
     }
 
     /// Whether values of `type` are 8-byte integers, whose stable hash is their bits.
@@ -170,6 +175,25 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// Whether every content field of the two rows is equal.
     @inlinable
     public func contentsEqual(_ lhs: Row, _ rhs: Row) -> Bool {
+        // Stored 8-byte integer fields: equal values are equal bits, so compare the bits.
+        if let offset = singleIntegerContentOffset {
+            return withUnsafeBytes(of: lhs) { left in
+                withUnsafeBytes(of: rhs) { right in
+                    left.load(fromByteOffset: offset, as: UInt64.self) == right.load(fromByteOffset: offset, as: UInt64.self)
+                }
+            }
+        }
+        if let offsets = contentIntegerOffsets {
+            return withUnsafeBytes(of: lhs) { left in
+                withUnsafeBytes(of: rhs) { right in
+                    for offset in offsets where left.load(fromByteOffset: offset, as: UInt64.self)
+                        != right.load(fromByteOffset: offset, as: UInt64.self) {
+                        return false
+                    }
+                    return true
+                }
+            }
+        }
         var field = 0
         for path in repeat each content {
             let offset = contentOffsets[field]
@@ -221,5 +245,6 @@ extension KeyPathAdapter where ID: StableHashable {
         contentHashers = Self.hashers(repeat each content)
         identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
         contentIntegerOffsets = Self.integerOffsets(repeat each content)
+        singleIntegerContentOffset = contentIntegerOffsets.flatMap { $0.count == 1 ? $0[0] : nil }
     }
 }

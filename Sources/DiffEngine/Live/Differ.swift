@@ -4,8 +4,8 @@ public struct DifferUpdate<Identity: Hashable>: Equatable {
     public var changeset: Changeset
     /// True on the first call (and the first after `reset()`): every row is an insertion.
     public var isInitial: Bool
-    /// The identities of the deleted rows, in the order of `changeset.deletions`, when the
-    /// differ keeps identities; nil otherwise.
+    /// The identities of the deleted rows, in the order of `changeset.deletions`; nil when
+    /// the differ keeps only hashes and no identities.
     public var deletedIdentities: [Identity]?
 
     /// Creates an update.
@@ -18,21 +18,39 @@ public struct DifferUpdate<Identity: Hashable>: Equatable {
 
 extension DifferUpdate: Sendable where Identity: Sendable {}
 
+/// An adapter whose `contentHash(of:)` is defined for every row it reads (no precondition),
+/// so that a ``Differ`` may keep content hashes instead of rows.
+///
+/// - Note: Hash-only state reports an update only when the content hash changes. That is
+///   exact for adapters that hash every compared field (key paths over `StableHashable`
+///   fields, byte rows); a `Hashable` model whose `hash(into:)` hashes only some of the
+///   fields that `==` compares has its other changes missed.
+public protocol ContentHashingAdapter: RowAdapter {}
+
+extension HashableAdapter: ContentHashingAdapter {}
+extension KeyPathAdapter: ContentHashingAdapter {}
+extension ByteRowAdapter: ContentHashingAdapter {}
+extension IdentifiableAdapter: ContentHashingAdapter where Element: Hashable {}
+
 /// A stateful differ (Ditto's `DittoDiffer`): each `diff(_:)` compares its rows with the
-/// previous call's. It keeps only what the next call needs — each row's identity key and
-/// content hash (16 bytes a row) and, when asked, the identities — never the rows.
+/// previous call's, and its answers equal a one-shot `diff(previous, next, using:)` of the
+/// same two snapshots.
 ///
 /// ```swift
+/// struct Car: Identifiable, Equatable { var id: Int; var color: String; var mileage: Int }
 /// let differ = Differ(adapter: IdentifiableAdapter<Car>())
-/// for snapshot in snapshots {
-///     let update = differ.diff(snapshot)
-///     table.apply(update.changeset)
-/// }
+/// let first = differ.diff([Car(id: 1, color: "blue", mileage: 10)])
+/// let next = differ.diff([Car(id: 1, color: "blue", mileage: 12), Car(id: 2, color: "red", mileage: 0)])
+/// // first.isInitial; next.changeset.updates == [IndexPair(old: 0, new: 0)], insertions == [1]
 /// ```
 ///
-/// - Note: Contents are compared by their 64-bit content hash (the old rows are gone).
-///   Identities are exact for integer ids. Other identities pair by their 64-bit hash,
-///   unless the differ keeps identities (`keepsIdentities`), which verifies every match.
+/// By default it keeps the previous snapshot — the array you passed, shared copy-on-write,
+/// so it costs nothing while you keep that array, and a copy of it (the rows' stride a row)
+/// once you change it — plus each row's 8-byte identity key, and compares the contents of
+/// paired rows with the adapter's equality (`==` for `Identifiable` rows), exactly as a
+/// one-shot diff does. `init(keepingOnlyHashesOf:moves:keepsIdentities:)` keeps 16 bytes a
+/// row instead (content hashes), for adapters whose content hash covers every compared field.
+///
 /// - Note: Not thread-safe: use one differ from one task or queue at a time. It reuses its
 ///   buffers and workspace, so a steady stream of diffs allocates only the results.
 public final class Differ<Adapter: IdentifyingAdapter> {
@@ -40,10 +58,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     public let adapter: Adapter
     /// How moves are reported.
     public let moves: MoveMode
+    /// Whether the differ keeps only identity keys and content hashes (and, with
+    /// `keepsIdentities`, the identities), never the rows.
+    public let keepsOnlyHashes: Bool
     /// Whether the identities of the previous rows are kept (to verify matches and name
-    /// deleted rows).
+    /// deleted rows). Always true when the previous snapshot is kept: identities come from it.
     public let keepsIdentities: Bool
 
+    @usableFromInline var previousRows: [Adapter.Row] = []
     @usableFromInline var previousKeys: [UInt64] = []
     @usableFromInline var previousContents: [UInt64] = []
     @usableFromInline var previousIdentities: [Adapter.Identity] = []
@@ -54,20 +76,28 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline var identityHashBits = 0
 
-    /// Creates a differ.
+    /// Creates a differ that keeps the previous snapshot and compares contents with the
+    /// adapter's equality: its answers equal a one-shot diff's for every adapter.
     /// - Parameters:
     ///   - adapter: how to read identity and content of a row.
     ///   - moves: how moves are reported.
-    ///   - keepsIdentities: keep the previous rows' identities too, to verify every match and
-    ///     to report the identities of deleted rows.
-    public init(adapter: Adapter, moves: MoveMode = .minimal, keepsIdentities: Bool = false) {
+    public init(adapter: Adapter, moves: MoveMode = .minimal) {
         self.adapter = adapter
         self.moves = moves
+        keepsOnlyHashes = false
+        keepsIdentities = true
+    }
+
+    @usableFromInline
+    init(adapter: Adapter, moves: MoveMode, hashesOnly keepsIdentities: Bool) {
+        self.adapter = adapter
+        self.moves = moves
+        keepsOnlyHashes = true
         self.keepsIdentities = keepsIdentities
     }
 
     /// Testing only: keep `bits` low bits of identity keys so that collisions are common
-    /// (requires `keepsIdentities`, which then verifies every match).
+    /// (with hash-only state, requires `keepsIdentities`, which then verifies every match).
     @_spi(Testing)
     public var weakenedIdentityHashBits: Int {
         get { identityHashBits }
@@ -80,15 +110,19 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// The number of rows of the previous call.
     public var rowCount: Int { previousKeys.count }
 
-    /// Bytes kept a row between calls: the identity key and content hash, plus the stride
-    /// of the identity when kept (and whatever heap storage the identity owns, such as a
-    /// long string's characters).
+    /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
+    /// the row's stride (which the snapshot array shares with yours while you keep it).
+    /// Hash-only: the identity key and content hash, plus the identity's stride when kept.
+    /// Heap storage that rows or identities own (a long string's characters) comes on top.
     public var keptBytesPerRow: Int {
-        16 + (keepsIdentities ? MemoryLayout<Adapter.Identity>.stride : 0)
+        keepsOnlyHashes
+            ? 16 + (keepsIdentities ? MemoryLayout<Adapter.Identity>.stride : 0)
+            : 8 + MemoryLayout<Adapter.Row>.stride
     }
 
     /// Forgets the previous rows: the next call is initial again.
     public func reset() {
+        previousRows = []
         previousKeys.removeAll(keepingCapacity: true)
         previousContents.removeAll(keepingCapacity: true)
         previousIdentities.removeAll(keepingCapacity: true)
@@ -96,13 +130,17 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     }
 
     /// Diffs `rows` against the previous call's rows and keeps what the next call needs.
-    /// - Parameter rows: the new snapshot.
+    /// - Parameter rows: the new snapshot. Pass an `Array` to have it shared, not copied.
     /// - Returns: the changeset from the previous snapshot (all insertions on the first call).
-    /// - Complexity: O(n) expected plus the moves' O(k log k); one identity key and one
-    ///   content hash per row.
+    /// - Complexity: O(n) expected plus the moves' O(k log k); one identity key per row and
+    ///   one content comparison (or content hash) per paired row.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
-        _withContiguousRows(rows) { buffer in diffRows(buffer) }
+        if keepsOnlyHashes {
+            return _withContiguousRows(rows) { buffer in diffHashes(buffer) }
+        }
+        let snapshot = (rows as? [Adapter.Row]) ?? Array(rows)
+        return snapshot.withUnsafeBufferPointer { buffer in diffSnapshot(snapshot, buffer) }
     }
 
     /// Gives a reused buffer `count` elements, keeping (not zeroing) the ones it has: the
@@ -116,8 +154,52 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         }
     }
 
+    /// The update of the first call: every row inserted.
     @inlinable
-    func diffRows(_ rows: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
+    func initialUpdate(_ count: Int) -> DifferUpdate<Adapter.Identity> {
+        DifferUpdate(changeset: Changeset(oldCount: 0, newCount: count, insertions: Array(0..<count)),
+                     isInitial: true, deletedIdentities: keepsIdentities ? [] : nil)
+    }
+
+    /// Keeping the previous snapshot: pairs, verifies and compares through the adapter, as a
+    /// one-shot diff does, reusing the previous call's identity keys.
+    @inlinable
+    func diffSnapshot(_ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
+        Self.resize(&nextKeys, to: new.count)
+        nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
+        defer {
+            previousRows = snapshot
+            swap(&previousKeys, &nextKeys)
+            hasPrevious = true
+        }
+        guard hasPrevious else { return initialUpdate(new.count) }
+        let changeset = previousRows.withUnsafeBufferPointer { old in
+            previousKeys.withUnsafeBufferPointer { oldKeys in
+                nextKeys.withUnsafeBufferPointer { newKeys in
+                    _pairByIdentity(
+                        workspace, oldKeys: oldKeys, newKeys: newKeys,
+                        exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
+                        identityEqual: { [adapter] aSide, a, bSide, b in
+                            adapter.identitiesEqual(aSide == .old ? old[a] : new[a], bSide == .old ? old[b] : new[b])
+                        },
+                        seededKeys: { oldSeeded, newSeeded in
+                            adapter.writeSeededIdentityKeys(of: old, to: oldSeeded)
+                                && adapter.writeSeededIdentityKeys(of: new, to: newSeeded)
+                        })
+                    _markContentUpdates(workspace, old, new, adapter)
+                    let counts = workspace.finish(moves)
+                    return workspace.read(counts, offset: 0, oldCount: old.count, newCount: new.count)
+                }
+            }
+        }
+        let old = previousRows
+        return DifferUpdate(changeset: changeset, isInitial: false,
+                            deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+    }
+
+    /// Hash-only state: identity keys and content hashes (and identities when kept).
+    @inlinable
+    func diffHashes(_ rows: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
         // This call's keys, hashes and identities, into reused buffers.
         Self.resize(&nextKeys, to: rows.count)
         nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
@@ -133,10 +215,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             swap(&previousIdentities, &nextIdentities)
             hasPrevious = true
         }
-        guard hasPrevious else {
-            return DifferUpdate(changeset: Changeset(oldCount: 0, newCount: rows.count, insertions: Array(0..<rows.count)),
-                                isInitial: true, deletedIdentities: keepsIdentities ? [] : nil)
-        }
+        guard hasPrevious else { return initialUpdate(rows.count) }
 
         previousKeys.withUnsafeBufferPointer { oldKeys in
             nextKeys.withUnsafeBufferPointer { newKeys in
@@ -168,5 +247,24 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         let changeset = workspace.read(counts, offset: 0, oldCount: previousKeys.count, newCount: rows.count)
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: keepsIdentities ? changeset.deletions.map { previousIdentities[$0] } : nil)
+    }
+}
+
+extension Differ where Adapter: ContentHashingAdapter {
+    /// Creates a differ that keeps only each row's identity key and content hash (16 bytes a
+    /// row) and, with `keepsIdentities`, the identities — never the rows.
+    ///
+    /// - Parameters:
+    ///   - adapter: how to read identity and content of a row; its content hash must cover
+    ///     every field its equality compares.
+    ///   - moves: how moves are reported.
+    ///   - keepsIdentities: keep the previous rows' identities too, to verify every match and
+    ///     to report the identities of deleted rows.
+    /// - Note: Contents are compared by their 64-bit content hash only, so an update whose
+    ///   fields the hash ignores is missed: with `IdentifiableAdapter`, the content hash is
+    ///   the rows' `hashValue`, which many models compute from the id alone. Without
+    ///   `keepsIdentities`, identities other than integers pair by their 64-bit hash.
+    public convenience init(keepingOnlyHashesOf adapter: Adapter, moves: MoveMode = .minimal, keepsIdentities: Bool = false) {
+        self.init(adapter: adapter, moves: moves, hashesOnly: keepsIdentities)
     }
 }

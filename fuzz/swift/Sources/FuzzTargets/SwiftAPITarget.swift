@@ -175,7 +175,11 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
     case .differStream:
         // Byte 0xFF separates snapshots; each update must reproduce its snapshot.
         let snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
-        let differ = Differ(adapter: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
+        // Alternating by the split byte: the default differ (previous snapshot kept, compared
+        // with ==, identities verified, also under weakened hashes) and hash-only state.
+        let differ = split % 2 == 0
+            ? Differ(adapter: IdentifiableAdapter<TestRow>(), moves: moves)
+            : Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
         differ.weakenedIdentityHashBits = weakBits
         var previous: [TestRow] = []
         for (index, snapshot) in snapshots.enumerated() {
