@@ -34,13 +34,6 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
     var description: String { "\(id):\(title):\(count)" }
 }
 
-/// `Identifiable & Equatable` but not `Hashable`: the shape `LiveCollection` accepts.
-struct Car: Identifiable, Equatable {
-    var id: Int
-    var color: String
-    var mileage: Int
-}
-
 @Suite struct DifferTests {
     /// Streams of snapshots: every update checks against the reference from the previous one.
     @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .hashesAndIdentities, 0),
