@@ -186,3 +186,44 @@ void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode) {
         memset(moved, 0, dc_bitmap_words(ws->new_count) * 8);
     }
 }
+
+size_t dc_lis_workspace_size(size_t count) {
+    if (count > DC_MAX_ROWS) return 0;
+    return count * 2 * sizeof(uint32_t) + 8;
+}
+
+/* The minimal-moves rule over any sequence: patience sorting with a link from each value to
+ * the pile top below it when it was placed; the subsequence is read back from the last
+ * pile's top. That picks, level by level from the highest, the latest value of the level
+ * that fits — the tie rule of dc_mark_off_lis, row for row. */
+dc_status_t dc_longest_increasing(const uint32_t *values, size_t count, void *workspace, size_t workspace_size,
+                                  uint8_t *keeps, size_t *kept) {
+    if (kept == NULL || (count && (values == NULL || keeps == NULL || workspace == NULL))) return DC_ERR_NULL_POINTER;
+    if (count > DC_MAX_ROWS) return DC_ERR_TOO_MANY_ROWS;
+    if (count && ((uintptr_t)workspace % 8) != 0) return DC_ERR_WORKSPACE_MISALIGNED;
+    if (count && workspace_size < dc_lis_workspace_size(count)) return DC_ERR_WORKSPACE_TOO_SMALL;
+    uint32_t *pile_top = workspace;          /* index of the top value of each pile */
+    uint32_t *below = pile_top + count;      /* the top of the pile below, when placed */
+    size_t piles = 0;
+    for (size_t index = 0; index < count; index++) {
+        const uint32_t value = values[index];
+        size_t low = 0, high = piles;
+        if (piles > 0 && values[pile_top[piles - 1]] < value) {
+            low = piles; /* the common case for rows in order: on top of everything */
+        } else {
+            while (low < high) {
+                size_t middle = (low + high) / 2;
+                if (values[pile_top[middle]] < value) low = middle + 1; else high = middle;
+            }
+        }
+        below[index] = low > 0 ? pile_top[low - 1] : DC_NO_ROW;
+        pile_top[low] = (uint32_t)index;
+        if (low == piles) piles++;
+    }
+    memset(keeps, 0, count);
+    for (uint32_t cursor = piles ? pile_top[piles - 1] : DC_NO_ROW; cursor != DC_NO_ROW; cursor = below[cursor]) {
+        keeps[cursor] = 1;
+    }
+    *kept = piles;
+    return DC_OK;
+}

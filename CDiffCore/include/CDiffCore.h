@@ -196,6 +196,21 @@ dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_
                     dc_counts_t *counts);
 
 /* ---------------------------------------------------------------------------
+ * Longest increasing subsequences, by the tie rule of DC_MOVES_MINIMAL.
+ * ------------------------------------------------------------------------- */
+
+/* Bytes of workspace that dc_longest_increasing() needs for `count` values, or 0 when too many. */
+size_t dc_lis_workspace_size(size_t count);
+
+/* Marks keeps[i] = 1 for the values of one longest strictly increasing subsequence of
+ * values[0 ..< count] and 0 for the others; stores its length in *kept. Among equally long
+ * subsequences it keeps the one DC_MOVES_MINIMAL keeps for paired rows whose new indexes,
+ * in old order, are `values`: so a caller that places rows itself (the sectioned diff)
+ * moves the same rows a flat diff moves. The workspace must be 8-byte aligned. */
+dc_status_t dc_longest_increasing(const uint32_t *values, size_t count, void *workspace, size_t workspace_size,
+                                  uint8_t *keeps, size_t *kept);
+
+/* ---------------------------------------------------------------------------
  * Repeated identities on one side (for the `reject` and `firstWins` policies).
  * ------------------------------------------------------------------------- */
 

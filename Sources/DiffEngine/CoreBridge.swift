@@ -292,3 +292,23 @@ internal func _markRepeats(
     _check(status, "dc_mark_repeats")
     return .some(repeats == 0 ? nil : flags.map { $0 != 0 })
 }
+
+/// Whether each value lies on the longest strictly increasing subsequence the core's
+/// `minimal` move rule keeps (same tie rule, so in-section moves match flat moves).
+@usableFromInline
+internal func _longestIncreasing(_ values: [UInt32]) -> [Bool] {
+    guard !values.isEmpty else { return [] }
+    let size = dc_lis_workspace_size(values.count)
+    precondition(size != 0, "too many values (at most \(DC_MAX_ROWS))")
+    let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    defer { workspace.deallocate() }
+    var keeps = [UInt8](repeating: 0, count: values.count)
+    var kept = 0
+    let status = values.withUnsafeBufferPointer { valueBuffer in
+        keeps.withUnsafeMutableBufferPointer { keepBuffer in
+            dc_longest_increasing(valueBuffer.baseAddress, values.count, workspace, size, keepBuffer.baseAddress, &kept)
+        }
+    }
+    _check(status, "dc_longest_increasing")
+    return keeps.map { $0 != 0 }
+}

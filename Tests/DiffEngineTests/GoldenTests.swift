@@ -96,3 +96,29 @@ import Testing
         #expect(changes.updates == [IndexPair(old: 2, new: 0)])
     }
 }
+
+/// Inside one section, the sectioned diff moves exactly the items a flat diff moves: the
+/// same core LIS and tie rule (`AB → BA` moves `A`).
+@Suite struct SectionTieRuleTests {
+    @Test func swapInsideASectionMovesTheFirstLikeAFlatDiff() throws {
+        let old = [SectionData(header: TestRow(id: 0, content: 0), items: [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0)])]
+        let new = [SectionData(header: TestRow(id: 0, content: 0), items: [TestRow(id: 2, content: 0), TestRow(id: 1, content: 0)])]
+        let staged = try stagedDiff(old, new, headers: IdentifiableAdapter<TestRow>(), items: IdentifiableAdapter<TestRow>())
+        #expect(staged.changeset.itemMoves == [IndexPathPair(old: [0, 0], new: [0, 1])])
+        #expect(try diff(old[0].items, new[0].items).moves == [IndexPair(old: 0, new: 1)])
+    }
+
+    @Test func randomPermutationsMoveTheSameItems() throws {
+        var generator = SeededGenerator(seed: 0x71E5)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 2...8, using: &generator)
+            let items = (0..<count).map { TestRow(id: $0, content: 0) }
+            let shuffled = items.shuffled(using: &generator)
+            let header = TestRow(id: -1, content: 0)
+            let staged = try stagedDiff([SectionData(header: header, items: items)], [SectionData(header: header, items: shuffled)],
+                                        headers: IdentifiableAdapter<TestRow>(), items: IdentifiableAdapter<TestRow>())
+            let flat = try diff(items, shuffled).moves.map { IndexPathPair(old: [0, $0.old], new: [0, $0.new]) }
+            #expect(staged.changeset.itemMoves == flat, "\(items.map(\.id)) -> \(shuffled.map(\.id))")
+        }
+    }
+}

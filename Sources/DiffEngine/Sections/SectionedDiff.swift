@@ -156,7 +156,7 @@ where HeaderAdapter.Row == Header, ItemAdapter.Row == Item {
     // Items that keep their place: matched within a section's counterpart and on a
     // longest run in order there. (Such a match is always kept: both sections stay.)
     let stayingInOrder = _itemsKeepingOrder(newLayout: newLayout, oldLayout: oldLayout,
-                                            itemNewToOld: itemNewToOld, sectionNewToOld: sectionNewToOld)
+                                            itemOldToNew: itemOldToNew, sectionNewToOld: sectionNewToOld)
 
     // The summary changeset.
     var summary = SectionedChangeset(sections: sections, itemDeletions: [], itemInsertions: [], itemUpdates: [], itemMoves: [])
@@ -276,47 +276,26 @@ struct _FlatLayout {
 }
 
 /// By new flat index: whether a matched item needs no move, because its old section is
-/// its new section's counterpart and it lies on a longest increasing run of old positions
-/// within that section.
+/// its new section's counterpart and it lies on the longest increasing run of new positions
+/// (taken in old order) within that section that the core's `minimal` rule keeps — so an
+/// in-section swap moves the item a flat diff would move.
 @usableFromInline
-func _itemsKeepingOrder(newLayout: _FlatLayout, oldLayout: _FlatLayout, itemNewToOld: [Int], sectionNewToOld: [Int]) -> [Bool] {
+func _itemsKeepingOrder(newLayout: _FlatLayout, oldLayout: _FlatLayout, itemOldToNew: [Int], sectionNewToOld: [Int]) -> [Bool] {
     var staying = [Bool](repeating: false, count: newLayout.section.count)
-    var candidates: [Int] = [], keys: [Int] = [], pileTops: [Int] = [], previous: [Int] = [] // reused
+    var candidates: [Int] = [], positions: [UInt32] = [] // reused
     for section in sectionNewToOld.indices {
-        candidates.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
         let oldSection = sectionNewToOld[section]
-        if oldSection >= 0 {
-            for newFlat in newLayout.start[section]..<newLayout.start[section + 1] {
-                let oldFlat = itemNewToOld[newFlat]
-                if oldFlat >= 0 && oldLayout.section[oldFlat] == oldSection {
-                    candidates.append(newFlat)
-                    keys.append(oldFlat)
-                }
+        guard oldSection >= 0 else { continue }
+        candidates.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
+        for oldFlat in oldLayout.start[oldSection]..<oldLayout.start[oldSection + 1] {
+            let newFlat = itemOldToNew[oldFlat]
+            if newFlat >= 0 && newLayout.section[newFlat] == section {
+                candidates.append(newFlat)
+                positions.append(UInt32(newFlat - newLayout.start[section]))
             }
         }
-        // Patience sorting over the keys, with predecessor links to read one run back.
-        pileTops.removeAll(keepingCapacity: true)
-        previous.removeAll(keepingCapacity: true)
-        for index in keys.indices {
-            let key = keys[index]
-            var low = 0, high = pileTops.count
-            if high > 0 && keys[pileTops[high - 1]] < key {
-                low = high
-            } else {
-                while low < high {
-                    let middle = (low + high) / 2
-                    if keys[pileTops[middle]] < key { low = middle + 1 } else { high = middle }
-                }
-            }
-            previous.append(low > 0 ? pileTops[low - 1] : -1)
-            if low == pileTops.count { pileTops.append(index) } else { pileTops[low] = index }
-        }
-        var cursor = pileTops.last ?? -1
-        while cursor >= 0 {
-            staying[candidates[cursor]] = true
-            cursor = previous[cursor]
-        }
+        for (index, keeps) in _longestIncreasing(positions).enumerated() where keeps { staying[candidates[index]] = true }
     }
     return staying
 }
