@@ -3,14 +3,6 @@
 // use Swift types only, and every pointer handed to C lives only inside the call.
 internal import CDiffCore
 
-/// Which sequence of a diff a row belongs to.
-public enum DiffSide: String, Sendable, Hashable, Codable {
-    /// The sequence before.
-    case old
-    /// The sequence after.
-    case new
-}
-
 @usableFromInline
 internal let _unpaired: UInt32 = DC_UNPAIRED
 

@@ -83,3 +83,11 @@ public struct DuplicateIdentityError: Error, Sendable, Hashable, CustomStringCon
         "duplicate identity \(identity) in the \(side) rows at indexes \(firstIndex) and \(secondIndex)"
     }
 }
+
+/// Which sequence of a diff a row belongs to.
+public enum DiffSide: String, Sendable, Hashable, Codable {
+    /// The sequence before.
+    case old
+    /// The sequence after.
+    case new
+}

@@ -1,4 +1,4 @@
-import DiffEngine
+@_spi(Files) import DiffEngine
 import DiffEngineTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import DiffEngine
+@_spi(Files) import DiffEngine
 import Foundation
 
 /// Input that cannot be diffed: a one-line message naming the file and, where known, the line.

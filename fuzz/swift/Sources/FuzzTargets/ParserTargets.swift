@@ -1,4 +1,4 @@
-import DiffEngine
+@_spi(Files) import DiffEngine
 import DiffEngineFiles
 
 /// The JSON canonicaliser on untrusted text. Any input: no crash, no hang. Valid UTF-8 that

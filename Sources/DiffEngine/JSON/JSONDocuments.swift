@@ -109,6 +109,9 @@ public struct JSONDocuments: Sendable {
 /// The canonical encoding of one JSON value (see `JSONDocuments`): equal exactly when
 /// the values are equal by value.
 /// - Throws: `JSONSyntaxError` when the text is not one JSON value.
+/// - Note: For the file differ, the fuzzers and the tests (`@_spi(Files)`); documents go
+///   through ``JSONDocuments``.
+@_spi(Files)
 public func canonicalJSON(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> [UInt8] {
     var out: [UInt8] = []
     try _CanonicalJSONWriter.encodeDocument(text, into: &out)

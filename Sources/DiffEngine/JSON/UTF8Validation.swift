@@ -2,6 +2,8 @@
 /// forms, surrogates and code points above U+10FFFF are ill-formed), or nil when all of
 /// `bytes` is valid UTF-8.
 /// - Complexity: O(n), eight ASCII bytes at a time.
+/// - Note: For the file differ and the fuzzers (`@_spi(Files)`).
+@_spi(Files)
 public func firstInvalidUTF8Byte(in bytes: UnsafeRawBufferPointer) -> Int? {
     guard let base = bytes.baseAddress else { return nil }
     let count = bytes.count
