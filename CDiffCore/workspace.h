@@ -75,7 +75,88 @@ static inline dc_workspace_t *dc_workspace_in_state(const void *workspace, uint3
     return ws;
 }
 
-/* Moves computation (moves.c). */
+/* Checks that `workspace` is there, aligned and at least `needed` bytes (workspace.c). */
+dc_status_t dc_check_workspace(void *workspace, size_t workspace_size, size_t needed);
+
+/* Lays a workspace out for the counts, after checking it, and clears what the passes
+ * expect cleared; the state stays empty until dc_match() completes (workspace.c). */
+dc_status_t dc_workspace_start(void *workspace, size_t workspace_size, size_t old_count, size_t new_count,
+                               dc_workspace_t **started);
+
+/* Pass 3: moves for a mode (moves.c). */
 void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode);
+
+/* ---------------------------------------------------------------------------
+ * Internal checks: with DC_INTERNAL_CHECKS (the fuzzers build with it), each invariant
+ * that fails names itself on stderr and aborts; without it, they cost nothing.
+ * ------------------------------------------------------------------------- */
+#ifdef DC_INTERNAL_CHECKS
+#include <stdio.h>
+#include <stdlib.h>
+#define DC_CHECK(condition, invariant) \
+    do { \
+        if (!(condition)) { \
+            fprintf(stderr, "CDiffCore: internal check failed: %s (%s:%d)\n", invariant, __FILE__, __LINE__); \
+            abort(); \
+        } \
+    } while (0)
+
+/* After pass 1: the two pairings are inverse, and with exact keys each key's pairs keep
+ * the order of their occurrences (the k-th with the k-th; quadratic, so small inputs only). */
+static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *input) {
+    const uint32_t *old_to_new = dc_old_to_new(ws), *new_to_old = dc_pairing(ws);
+    size_t paired_new = 0;
+    for (size_t j = 0; j < ws->new_count; j++) {
+        if (new_to_old[j] == DC_UNPAIRED) continue;
+        paired_new++;
+        DC_CHECK(new_to_old[j] < ws->old_count && old_to_new[new_to_old[j]] == j, "old/new pairing not inverse");
+    }
+    DC_CHECK(paired_new == ws->paired, "paired count differs from the pairing");
+    if (input->identity_equal != NULL || ws->old_count + ws->new_count > 4096) return;
+    for (size_t j = 0; j < ws->new_count; j++) {
+        for (size_t later = j + 1; later < ws->new_count; later++) {
+            if (new_to_old[j] == DC_UNPAIRED || new_to_old[later] == DC_UNPAIRED) continue;
+            if (input->new_keys[j] != input->new_keys[later]) continue;
+            DC_CHECK(new_to_old[j] < new_to_old[later], "k-th occurrences of a key not paired in order");
+        }
+    }
+}
+
+/* After pass 3: old + inserts - deletes == new; every update and move is a kept pair; in
+ * minimal and none modes the rows that stay have increasing new indexes in old order. */
+static inline void dc_check_finished(dc_workspace_t *ws, const dc_counts_t *counts, dc_move_mode_t mode) {
+    DC_CHECK(ws->old_count - counts->deletions + counts->insertions == ws->new_count, "old + inserts - deletes != new");
+    const uint32_t *new_to_old = dc_pairing(ws), *old_to_new = dc_old_to_new(ws);
+    size_t counted = 0;
+    for (size_t j = 0; j < ws->new_count; j++) {
+        bool flagged = dc_bit_get(dc_updated(ws), j) || dc_bit_get(dc_moved(ws), j);
+        DC_CHECK(!flagged || new_to_old[j] != DC_UNPAIRED, "an update or move of an unpaired row");
+        counted += new_to_old[j] != DC_UNPAIRED;
+    }
+    DC_CHECK(counted == counts->paired, "kept pairs miscounted");
+    if (mode == DC_MOVES_DISPLACED) return;
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < ws->old_count; i++) {
+        uint32_t j = old_to_new[i];
+        if (j == DC_UNPAIRED || dc_bit_get(dc_moved(ws), j)) continue;
+        DC_CHECK(last == SIZE_MAX || j > last, "rows that stay are not in increasing order");
+        last = j;
+    }
+}
+
+/* A list written by dc_read() (every `stride`-th value) is strictly ascending. */
+static inline void dc_check_ascending(const int64_t *values, size_t count, size_t stride, const char *invariant) {
+    for (size_t k = 1; k < count; k++) DC_CHECK(values[k * stride] > values[(k - 1) * stride], invariant);
+}
+#else
+#define DC_CHECK(condition, invariant) ((void)0)
+static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *input) { (void)ws; (void)input; }
+static inline void dc_check_finished(dc_workspace_t *ws, const dc_counts_t *counts, dc_move_mode_t mode) {
+    (void)ws; (void)counts; (void)mode;
+}
+static inline void dc_check_ascending(const int64_t *values, size_t count, size_t stride, const char *invariant) {
+    (void)values; (void)count; (void)stride; (void)invariant;
+}
+#endif
 
 #endif

@@ -6,12 +6,14 @@
  * how many bytes a diff needs, hand that workspace in, and reuse it as often as
  * you like. Every entry point returns a dc_status_t; none aborts, none sets errno.
  *
- * A diff runs as passes over one workspace:
- *   dc_match()                  pair old and new rows by identity (k-th occurrence);
- *   dc_mark_updates_by_hash()   and/or dc_mark_updated(): flag paired rows whose content differs;
- *   dc_finish()                 compute moves for a move mode and count the results;
- *   dc_read()                   copy deletions, insertions, updates and moves out.
- * dc_diff() runs the first three in one call for callers that have content hashes.
+ * A diff runs as four passes over one workspace (match.c, finish.c, moves.c, read.c):
+ *   pass 1  dc_match()                  pair old and new rows by identity (k-th occurrence):
+ *                                       1a common prefix, 1b index old rows, 1c pair rows in
+ *                                       sequence, 1d pair the rest through the table, 1e invert;
+ *   pass 2  dc_mark_updates_by_hash()   and/or dc_mark_updated(): flag paired rows whose content differs;
+ *   pass 3  dc_finish()                 compute moves for a move mode and count the results;
+ *   pass 4  dc_read()                   copy deletions, insertions, updates and moves out.
+ * dc_diff() runs passes 1-3 in one call for callers that have content hashes.
  *
  * The meaning of every result is fixed by DiffEngine.docc/Pairing.md, Changesets.md and Correctness.md.
  */
@@ -142,14 +144,14 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
  * NULL when the workspace holds no match. */
 const uint32_t *dc_new_to_old(const void *workspace);
 
-/* After dc_match(): flags every paired row whose content hashes differ as updated. When
+/* Pass 2, after dc_match(): flags every paired row whose content hashes differ as updated. When
  * `content_equal` is not NULL, pairs with equal hashes are also compared with it (called
  * with DC_SIDE_OLD and DC_SIDE_NEW), so a content-hash collision cannot hide an update. */
 dc_status_t dc_mark_updates_by_hash(void *workspace,
                                     const uint64_t *old_contents, const uint64_t *new_contents,
                                     dc_equal_fn content_equal, void *context);
 
-/* After dc_match(): flags the paired row at `new_index` as updated (the caller compared
+/* Pass 2, after dc_match(): flags the paired row at `new_index` as updated (the caller compared
  * its contents itself). Unpaired rows are refused with DC_ERR_INVALID_ARGUMENT. */
 dc_status_t dc_mark_updated(void *workspace, size_t new_index);
 

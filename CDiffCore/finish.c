@@ -1,0 +1,83 @@
+/* Pass 2 (which paired rows changed) and the end of a diff: pass 3, moves, driven by
+ * dc_finish() (moves.c), the counts, and the closing invariant checks. */
+#include "workspace.h"
+
+/* pass 2: flags paired rows whose contents differ, by hash here or by the caller's
+ * comparison (dc_mark_updated). Either way before dc_finish(), which reads the flags. */
+dc_status_t dc_mark_updates_by_hash(void *workspace,
+                                    const uint64_t *old_contents, const uint64_t *new_contents,
+                                    dc_equal_fn content_equal, void *context) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if ((ws->old_count && old_contents == NULL) || (ws->new_count && new_contents == NULL)) {
+        return DC_ERR_NULL_POINTER;
+    }
+    const uint32_t *new_to_old = dc_pairing(ws);
+    uint64_t *updated = dc_updated(ws);
+    for (size_t j = 0; j < ws->new_count; j++) {
+        uint32_t i = new_to_old[j];
+        if (i == DC_UNPAIRED) continue;
+        bool differs = old_contents[i] != new_contents[j]
+            || (content_equal && !content_equal(context, DC_SIDE_OLD, i, DC_SIDE_NEW, j));
+        if (differs) dc_bit_set(updated, j);
+    }
+    return DC_OK;
+}
+
+dc_status_t dc_mark_updated(void *workspace, size_t new_index) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if (new_index >= ws->new_count || dc_pairing(ws)[new_index] == DC_UNPAIRED) {
+        return DC_ERR_INVALID_ARGUMENT;
+    }
+    dc_bit_set(dc_updated(ws), new_index);
+    return DC_OK;
+}
+
+bool dc_is_updated(const void *workspace, size_t new_index) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    return ws != NULL && new_index < ws->new_count && dc_bit_get(dc_updated(ws), new_index);
+}
+
+static size_t dc_popcount(const uint64_t *bits, size_t words) {
+    size_t total = 0;
+    for (size_t word = 0; word < words; word++) total += (size_t)__builtin_popcountll(bits[word]);
+    return total;
+}
+
+dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    if (mode != DC_MOVES_MINIMAL && mode != DC_MOVES_DISPLACED && mode != DC_MOVES_NONE) {
+        return DC_ERR_INVALID_ARGUMENT;
+    }
+    dc_compute_moves(ws, mode);
+
+    const size_t paired = ws->paired;
+    dc_counts_t result;
+    result.paired = paired;
+    result.deletions = ws->old_count - paired;
+    result.insertions = ws->new_count - paired;
+    result.updates = dc_popcount(dc_updated(ws), dc_bitmap_words(ws->new_count));
+    result.moves = dc_popcount(dc_moved(ws), dc_bitmap_words(ws->new_count));
+    dc_check_finished(ws, &result, mode);
+    ws->counts = result;
+    ws->move_mode = (uint32_t)mode;
+    ws->state = DC_STATE_FINISHED;
+    if (counts) *counts = result;
+    return DC_OK;
+}
+
+dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_t *input,
+                    dc_counts_t *counts) {
+    if (input == NULL) return DC_ERR_NULL_POINTER;
+    dc_status_t status = dc_match(workspace, workspace_size, &input->match);
+    if (status != DC_OK) return status;
+    if (input->old_contents != NULL || input->new_contents != NULL) {
+        status = dc_mark_updates_by_hash(workspace, input->old_contents, input->new_contents,
+                                         input->content_equal, input->match.context);
+        if (status != DC_OK) return status;
+    }
+    return dc_finish(workspace, input->move_mode, counts);
+}
+

@@ -1,0 +1,72 @@
+/* Pass 4: the lists out of a finished workspace, and the pairing of a matched one. */
+#include "workspace.h"
+
+const uint32_t *dc_new_to_old(const void *workspace) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    return ws ? dc_pairing(ws) : NULL;
+}
+
+/* Writes the set bits of `bits` (below `limit`) as (old, new) pairs. */
+static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *new_to_old,
+                           int64_t offset, int64_t *out) {
+    size_t written = 0;
+    dc_bit_cursor_t cursor = dc_bit_cursor(bits, limit);
+    for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+        out[2 * written] = (int64_t)new_to_old[j] + offset;
+        out[2 * written + 1] = (int64_t)j + offset;
+        written++;
+    }
+}
+
+/* Writes the `unpaired` indexes whose partner is DC_UNPAIRED. Where they are sparse,
+ * blocks without one are skipped with a branch-free test the compiler vectorizes. */
+static void dc_write_unpaired(const uint32_t *partner, size_t count, size_t unpaired,
+                              int64_t offset, int64_t *out) {
+    enum { block = 16 };
+    size_t written = 0, index = 0;
+    const bool sparse = unpaired < count / (2 * block);
+    for (; sparse && index + block <= count; index += block) {
+        uint32_t any = 0;
+        for (size_t k = 0; k < block; k++) any |= partner[index + k] == DC_UNPAIRED;
+        if (!any) continue;
+        for (size_t k = 0; k < block; k++) {
+            if (partner[index + k] == DC_UNPAIRED) out[written++] = (int64_t)(index + k) + offset;
+        }
+    }
+    // The rest (all of it where unpaired rows are dense) without a branch per row, which
+    // would be mispredicted at every unpaired one: each index is stored, and kept only if
+    // unpaired. The store stays in bounds while unpaired ones remain to be written.
+    for (; index < count && written < unpaired; index++) {
+        out[written] = (int64_t)index + offset;
+        written += partner[index] == DC_UNPAIRED;
+    }
+}
+
+dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buffers_t *out) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_FINISHED);
+    if (ws == NULL) return DC_ERR_WRONG_STATE;
+    if (out == NULL) return DC_ERR_NULL_POINTER;
+    const dc_counts_t *c = &ws->counts;
+    if (out->deletions_capacity < c->deletions || out->insertions_capacity < c->insertions
+        || out->updates_capacity < c->updates || out->moves_capacity < c->moves) {
+        return DC_ERR_CAPACITY_TOO_SMALL;
+    }
+    if ((c->deletions && out->deletions == NULL) || (c->insertions && out->insertions == NULL)
+        || (c->updates && out->updates == NULL) || (c->moves && out->moves == NULL)) {
+        return DC_ERR_NULL_POINTER;
+    }
+    if (index_offset > (size_t)INT64_MAX - DC_MAX_ROWS) return DC_ERR_INVALID_ARGUMENT;
+    const int64_t offset = (int64_t)index_offset;
+    const uint32_t *old_to_new = dc_old_to_new(ws);
+    const uint32_t *new_to_old = dc_pairing(ws);
+    if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, c->deletions, offset, out->deletions);
+    if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, c->insertions, offset, out->insertions);
+    if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
+    if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
+    dc_check_ascending(out->deletions, c->deletions, 1, "deletions ascending");
+    dc_check_ascending(out->insertions, c->insertions, 1, "insertions ascending");
+    dc_check_ascending(out->updates + 1, c->updates, 2, "updates ascending by new index");
+    dc_check_ascending(out->moves + 1, c->moves, 2, "moves ascending by new index");
+    return DC_OK;
+}
+
