@@ -57,6 +57,7 @@ bench: deps
 	swift run -c release --package-path Benchmarks diffbench
 
 bench-smoke: deps
+	swift build --package-path Examples/CarsExample
 	swift run -c release --package-path Benchmarks diffbench --size 5000 --runs 5
 	swift run -c release --package-path Benchmarks diffbench files --rows 20000 --runs 1
 

@@ -29,8 +29,6 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "diffbench", dependencies: ["DiffBenchKit"]),
-        // The README's live-query example: Ditto's "cars" store observer.
-        .executableTarget(name: "cars-example", dependencies: [.product(name: "DiffEngine", package: "DiffEngine")]),
         .testTarget(name: "DiffBenchTests", dependencies: ["DiffBenchKit", "diffbench"]),
     ]
 )
