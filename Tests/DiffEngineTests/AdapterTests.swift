@@ -141,3 +141,20 @@ struct CaseInsensitiveNames: RowAdapter {
         }
     }
 }
+
+/// Stable keys are chosen by the key type, not by which overload the caller reached: a
+/// generic function gets exact `Int` keys and stable `String` hashes as a concrete one does.
+@Suite struct KeyChoiceTests {
+    func adapter<T: Identifiable & Hashable>(for _: T.Type) -> IdentifiableAdapter<T> { IdentifiableAdapter<T>() }
+
+    @Test func genericCallersGetStableKeys() {
+        struct Named: Identifiable, Hashable { var id: String }
+        #expect(adapter(for: TestRow.self).identityKeysAreExact)
+        #expect(adapter(for: TestRow.self).identityKey(of: TestRow(id: 42, content: 0)) == 42)
+        #expect(adapter(for: Named.self).identityKey(of: Named(id: "a")) == "a".stableHash)
+        #expect(!adapter(for: Named.self).identityKeysAreExact)
+        #expect(HashableAdapter<String>().identityKey(of: "a") == "a".stableHash)
+        #expect(HashableAdapter<Int>().identityKeysAreExact)
+        #expect(KeyPathAdapter(identity: \TestRow.id, content: \.content).identityKeysAreExact)
+    }
+}

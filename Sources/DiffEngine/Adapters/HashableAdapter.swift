@@ -12,10 +12,12 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
     @usableFromInline
     let keyFunction: _KeyFunction<Element>
 
-    /// An adapter keyed by Swift's per-process `hashValue`.
+    /// An adapter keyed by the elements' stable hash when `Element` is `StableHashable`
+    /// (the value itself for integers), else by Swift's per-process `hashValue`, verified
+    /// with `==`.
     @inlinable
     public init() {
-        keyFunction = .perProcess
+        keyFunction = .automatic
     }
 
     /// True for fixed-width integers and `Bool`, whose stable hash is the value.
@@ -42,13 +44,5 @@ public struct HashableAdapter<Element: Hashable>: RowAdapter, @unchecked Sendabl
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { $0 }
-    }
-}
-
-extension HashableAdapter where Element: StableHashable {
-    /// An adapter keyed by the elements' stable hash (exact for integers).
-    @inlinable
-    public init() {
-        keyFunction = .stable
     }
 }

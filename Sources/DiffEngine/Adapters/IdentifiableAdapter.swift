@@ -22,10 +22,26 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
         self.contentHasher = contentHasher
     }
 
-    /// An adapter keyed by the ids' per-process `hashValue`.
+    /// An adapter keyed by the ids' stable hash when `Element.ID` is `StableHashable` (the id
+    /// itself for integers, so no equality check is needed), else by their per-process
+    /// `hashValue`, verified with `==`. Content hashes (for a hash-only ``Differ``) are the
+    /// rows' `hashValue` when `Element` is `Hashable`.
     @inlinable
     public init() {
-        self.init(keyFunction: .perProcess, contentHasher: nil)
+        self.init(keyFunction: .automatic, contentHasher: Self.contentHasher())
+    }
+
+    /// The rows' `hashValue`, when `Element` is `Hashable`: one dynamic check, made once.
+    @inlinable
+    static func contentHasher() -> ((Element) -> UInt64)? {
+        guard let hashable = Element.self as? any Hashable.Type else { return nil }
+        return hashValues(hashable)
+    }
+
+    /// `Element` is `H` here: the cast is between one type's two names.
+    @inlinable
+    static func hashValues<H: Hashable>(_: H.Type) -> (Element) -> UInt64 {
+        { UInt64(bitPattern: Int64(unsafeBitCast($0, to: H.self).hashValue)) }
     }
 
     /// True for fixed-width integer ids, whose stable hash is the id.
@@ -60,29 +76,5 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { $0.id }
-    }
-}
-
-extension IdentifiableAdapter where Element.ID: StableHashable {
-    /// An adapter keyed by the ids' stable hash (exact for integer ids).
-    @inlinable
-    public init() {
-        self.init(keyFunction: .stable, contentHasher: nil)
-    }
-}
-
-extension IdentifiableAdapter where Element: Hashable {
-    /// An adapter keyed by the ids' per-process `hashValue`, with content hashes.
-    @inlinable
-    public init() {
-        self.init(keyFunction: .perProcess, contentHasher: { UInt64(bitPattern: Int64($0.hashValue)) })
-    }
-}
-
-extension IdentifiableAdapter where Element: Hashable, Element.ID: StableHashable {
-    /// An adapter keyed by the ids' stable hash (exact for integer ids), with content hashes.
-    @inlinable
-    public init() {
-        self.init(keyFunction: .stable, contentHasher: { UInt64(bitPattern: Int64($0.hashValue)) })
     }
 }

@@ -47,11 +47,20 @@ internal struct _KeyFunction<Value: Hashable> {
     static var perProcess: _KeyFunction {
         _KeyFunction({ UInt64(bitPattern: Int64($0.hashValue)) }, isExact: false)
     }
-}
 
-extension _KeyFunction where Value: StableHashable {
+    /// The stable hash when `Value` is `StableHashable` (exact for integers), else the
+    /// per-process `hashValue`. One dynamic check, made once; specialized for a concrete
+    /// `Value`, it folds away. So a generic caller (`func f<T: Identifiable & Hashable>`)
+    /// gets stable, exact keys for `Int` ids as a concrete one does.
     @inlinable
-    static var stable: _KeyFunction {
-        _KeyFunction({ $0.stableHash }, isExact: Value.stableHashIsExact, isStable: true)
+    static var automatic: _KeyFunction {
+        if let stable = Value.self as? any StableHashable.Type { return stableKeys(stable) }
+        return .perProcess
+    }
+
+    /// `Value` is `Stable` here: the cast is between one type's two names.
+    @inlinable
+    static func stableKeys<Stable: StableHashable>(_: Stable.Type) -> _KeyFunction {
+        _KeyFunction({ unsafeBitCast($0, to: Stable.self).stableHash }, isExact: Stable.stableHashIsExact, isStable: true)
     }
 }

@@ -44,7 +44,8 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     @usableFromInline
     let singleIntegerContentOffset: Int?
 
-    /// An adapter keyed by the identity's per-process `hashValue`.
+    /// An adapter keyed by the identity's stable hash when `ID` is `StableHashable` (the value
+    /// itself for integers), else by its per-process `hashValue`, verified with `==`.
     /// - Parameters:
     ///   - identity: the key path of each row's identity.
     ///   - content: the key paths of the fields compared for updates.
@@ -52,7 +53,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     public init(identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>) {
         self.identity = identity
         self.content = (repeat each content)
-        keyFunction = .perProcess
+        keyFunction = .automatic
         identityOffset = MemoryLayout<Row>.offset(of: identity)
         contentOffsets = Self.offsets(repeat each content)
         contentHashers = Self.hashers(repeat each content)
@@ -227,24 +228,5 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     @inlinable
     public func writeSeededIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         _writeSeededKeys(rows, keys) { read($0, identity, at: identityOffset) }
-    }
-}
-
-extension KeyPathAdapter where ID: StableHashable {
-    /// An adapter keyed by the identity's stable hash (exact for integer ids).
-    /// - Parameters:
-    ///   - identity: the key path of each row's identity.
-    ///   - content: the key paths of the fields compared for updates.
-    @inlinable
-    public init(identity: KeyPath<Row, ID>, content: repeat KeyPath<Row, each Content>) {
-        self.identity = identity
-        self.content = (repeat each content)
-        keyFunction = .stable
-        identityOffset = MemoryLayout<Row>.offset(of: identity)
-        contentOffsets = Self.offsets(repeat each content)
-        contentHashers = Self.hashers(repeat each content)
-        identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
-        contentIntegerOffsets = Self.integerOffsets(repeat each content)
-        singleIntegerContentOffset = contentIntegerOffsets.flatMap { $0.count == 1 ? $0[0] : nil }
     }
 }
