@@ -34,6 +34,28 @@ dc_status_t dc_mark_updated(void *workspace, size_t new_index) {
     return DC_OK;
 }
 
+dc_status_t dc_mark_updated_rows(void *workspace, const uint64_t *updated, size_t word_count) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
+    const size_t words = dc_bitmap_words(ws->new_count);
+    if (word_count != words) return DC_ERR_INVALID_ARGUMENT;
+    if (words == 0) return DC_OK;
+    if (updated == NULL) return DC_ERR_NULL_POINTER;
+    const uint32_t *new_to_old = dc_pairing(ws);
+    dc_bit_cursor_t cursor = dc_bit_cursor(updated, ws->new_count);
+    for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+        if (j >= ws->new_count || new_to_old[j] == DC_UNPAIRED) return DC_ERR_INVALID_ARGUMENT;
+    }
+    uint64_t *flags = dc_updated(ws);
+    for (size_t word = 0; word < words; word++) flags[word] |= updated[word];
+    return DC_OK;
+}
+
+const uint64_t *dc_updated_rows(const void *workspace) {
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    return ws ? dc_updated(ws) : NULL;
+}
+
 bool dc_is_updated(const void *workspace, size_t new_index) {
     dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
     return ws != NULL && new_index < ws->new_count && dc_bit_get(dc_updated(ws), new_index);

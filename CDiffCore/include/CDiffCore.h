@@ -155,6 +155,16 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
  * its contents itself). Unpaired rows are refused with DC_ERR_INVALID_ARGUMENT. */
 dc_status_t dc_mark_updated(void *workspace, size_t new_index);
 
+/* Pass 2, after dc_match(): flags as updated every new row whose bit is set in `updated`
+ * (`word_count` 64-bit words, bit j of word j / 64 for new row j): the caller compared the
+ * contents of paired rows itself. A bit set for an unpaired or out-of-range row is refused
+ * with DC_ERR_INVALID_ARGUMENT before anything is flagged. */
+dc_status_t dc_mark_updated_rows(void *workspace, const uint64_t *updated, size_t word_count);
+
+/* After dc_match(): the updated flags, one bit per new row (bit j of word j / 64), into
+ * the workspace and valid until the next dc_match() on it; NULL when it holds no match. */
+const uint64_t *dc_updated_rows(const void *workspace);
+
 /* After dc_match(): whether the row at `new_index` is flagged as updated (false for
  * unpaired rows, out-of-range indexes and a workspace holding no match). */
 bool dc_is_updated(const void *workspace, size_t new_index);

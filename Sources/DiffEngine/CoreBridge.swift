@@ -112,6 +112,7 @@ internal final class _DiffWorkspace {
     deinit {
         memory?.deallocate()
         keyScratch?.deallocate()
+        updateScratch?.deallocate()
     }
 
     /// Bytes currently held, for memory accounting.
@@ -176,9 +177,29 @@ internal final class _DiffWorkspace {
         UnsafeBufferPointer(start: dc_new_to_old(memory), count: newCount)
     }
 
+    private var updateScratch: UnsafeMutableBufferPointer<UInt64>?
+
+    /// A zeroed bitmap of one bit a new row of the last match, reused across diffs, for the
+    /// caller to flag updated rows in and hand back with `markUpdatedRows`. Must not escape.
     @usableFromInline
-    func markUpdated(newIndex: Int) {
-        _check(dc_mark_updated(memory, newIndex), "dc_mark_updated")
+    func updateBitmap() -> UnsafeMutableBufferPointer<UInt64> {
+        let words = (newCount + 63) / 64
+        if let scratch = updateScratch, scratch.count >= words {
+            let bits = UnsafeMutableBufferPointer(rebasing: scratch[..<words])
+            bits.update(repeating: 0)
+            return bits
+        }
+        updateScratch?.deallocate()
+        let fresh = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: Swift.max(words, 1))
+        fresh.initialize(repeating: 0)
+        updateScratch = fresh
+        return UnsafeMutableBufferPointer(rebasing: fresh[..<words])
+    }
+
+    /// Pass 2 in one call: flags the rows set in `bits` (from `updateBitmap`) as updated.
+    @usableFromInline
+    func markUpdatedRows(_ bits: UnsafeMutableBufferPointer<UInt64>) {
+        _check(dc_mark_updated_rows(memory, bits.baseAddress, bits.count), "dc_mark_updated_rows")
     }
 
     /// Flags pairs whose content hashes differ (and, with `contentEqual`, pairs whose equal
@@ -196,15 +217,11 @@ internal final class _DiffWorkspace {
         _check(status, "dc_mark_updates_by_hash")
     }
 
-    /// New indexes flagged as updated so far (before `finish`), ascending.
+    /// The updated flags of the last match, one bit a new row (bit j of word j / 64), read
+    /// in one call. Valid until the next match; must not escape the caller.
     @usableFromInline
-    func updatedNewIndexes() -> [Int] {
-        var indexes: [Int] = []
-        let pairing = newToOld
-        for index in pairing.indices where pairing[index] != _unpaired {
-            if dc_is_updated(memory, index) { indexes.append(index) }
-        }
-        return indexes
+    var updatedBits: UnsafeBufferPointer<UInt64> {
+        UnsafeBufferPointer(start: dc_updated_rows(memory), count: (newCount + 63) / 64)
     }
 
     @usableFromInline

@@ -133,6 +133,26 @@ internal func _diffRows<Adapter: RowAdapter>(
     }
 }
 
+/// The diff under `pairInOrder` and the pairing it keeps, by new index (the old index, or
+/// -1), read from the same workspace: for callers that place rows themselves.
+@inlinable
+internal func _diffRowsAndPairing<Adapter: RowAdapter>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+    _ adapter: Adapter, _ options: DiffOptions
+) -> (changeset: Changeset, newToOld: [Int]) {
+    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
+        var newToOld = Array(0..<new.count) // the prefix pairs with itself
+        guard let workspace else { return (Changeset(oldCount: old.count, newCount: new.count), newToOld) }
+        let counts = workspace.finish(options.moves)
+        let changeset = workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
+        let pairing = workspace.newToOld // after finishing: without pairs that `none` dropped
+        for index in pairing.indices {
+            newToOld[prefix + index] = pairing[index] == _unpaired ? -1 : prefix + Int(pairing[index])
+        }
+        return (changeset, newToOld)
+    }
+}
+
 /// The pairing under `pairInOrder` and which paired rows changed, without moves: for
 /// callers that place rows themselves (the sectioned diff).
 /// - Returns: by new index, the paired old index or -1; and whether that pair's content differs.
@@ -149,7 +169,8 @@ internal func _pairRows<Adapter: RowAdapter>(
         for index in pairing.indices {
             newToOld[prefix + index] = pairing[index] == _unpaired ? -1 : prefix + Int(pairing[index])
         }
-        for index in workspace.updatedNewIndexes() { updated[prefix + index] = true }
+        let bits = workspace.updatedBits
+        for index in pairing.indices where bits[index / 64] & (1 << UInt64(index % 64)) != 0 { updated[prefix + index] = true }
         return (newToOld, updated)
     }
 }
@@ -202,12 +223,16 @@ internal func _markContentUpdates<Adapter: RowAdapter>(
     _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
 ) {
     let pairing = workspace.newToOld
+    let bits = workspace.updateBitmap()
+    var any = false
     for newIndex in pairing.indices {
         let oldIndex = pairing[newIndex]
         if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {
-            workspace.markUpdated(newIndex: newIndex)
+            bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+            any = true
         }
     }
+    if any { workspace.markUpdatedRows(bits) }
 }
 
 /// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys

@@ -106,6 +106,34 @@ import Testing
         #expect(String(cString: dc_status_message(DC_ERR_TOO_MANY_COLLISIONS)).contains("share"))
     }
 
+    /// Pass 2 as one bitmap: rows flagged are paired ones, read back in one call; a bit for
+    /// an unpaired row or a bitmap of the wrong length is refused and flags nothing.
+    @Test func updatesAsOneBitmap() {
+        let old: [UInt64] = [1, 2, 3], new: [UInt64] = [3, 9, 1]
+        let size = dc_diff_workspace_size(3, 3)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { memory.deallocate() }
+        old.withUnsafeBufferPointer { oldBuffer in
+            new.withUnsafeBufferPointer { newBuffer in
+                var input = dc_match_input_t()
+                input.old_keys = oldBuffer.baseAddress
+                input.old_count = 3
+                input.new_keys = newBuffer.baseAddress
+                input.new_count = 3
+                #expect(dc_match(memory, size, &input) == DC_OK)
+            }
+        }
+        var unpaired: [UInt64] = [0b010] // new row 1 (key 9) has no partner
+        #expect(dc_mark_updated_rows(memory, &unpaired, 1) == DC_ERR_INVALID_ARGUMENT)
+        var tooLong: [UInt64] = [0b001, 0]
+        #expect(dc_mark_updated_rows(memory, &tooLong, 2) == DC_ERR_INVALID_ARGUMENT)
+        #expect(dc_updated_rows(memory)?.pointee == 0)
+        var paired: [UInt64] = [0b101]
+        #expect(dc_mark_updated_rows(memory, &paired, 1) == DC_OK)
+        #expect(dc_updated_rows(memory)?.pointee == 0b101)
+        #expect(dc_is_updated(memory, 0) && !dc_is_updated(memory, 1) && dc_is_updated(memory, 2))
+    }
+
     @Test func passesOutOfOrderAreRefused() {
         let size = dc_diff_workspace_size(1, 1)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)

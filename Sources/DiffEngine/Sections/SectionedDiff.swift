@@ -130,8 +130,15 @@ public func stagedDiff<Header, Item, HeaderAdapter: RowAdapter, ItemAdapter: Row
 ) throws(DuplicateIdentityError) -> StagedChangeset<Header, Item>
 where HeaderAdapter.Row == Header, ItemAdapter.Row == Item {
     precondition(options.duplicates != .firstWins, "firstWins is not supported for sections; deduplicate first")
-    let sections = try diff(old.map(\.header), new.map(\.header), using: headers, options: options)
-    let sectionNewToOld = _pairing(of: sections).map { $0 ?? -1 }
+    let oldHeaders = old.map(\.header), newHeaders = new.map(\.header)
+    if options.duplicates == .reject {
+        let headerError = oldHeaders.withUnsafeBufferPointer { _firstRepeat($0, .old, headers, options) }
+            ?? newHeaders.withUnsafeBufferPointer { _firstRepeat($0, .new, headers, options) }
+        if let headerError { throw headerError }
+    }
+    let (sections, sectionNewToOld) = oldHeaders.withUnsafeBufferPointer { oldBuffer in
+        newHeaders.withUnsafeBufferPointer { newBuffer in _diffRowsAndPairing(oldBuffer, newBuffer, headers, options) }
+    }
     var sectionOldToNew = [Int](repeating: -1, count: old.count)
     for (newSection, oldSection) in sectionNewToOld.enumerated() where oldSection >= 0 { sectionOldToNew[oldSection] = newSection }
 
@@ -306,24 +313,3 @@ func _indexPath(_ section: Int, _ row: Int) -> IndexPath {
     IndexPath(index: section).appending(row)
 }
 
-/// The pairing a changeset implies (<doc:Correctness>, rule 2), by new index.
-@usableFromInline
-func _pairing(of changeset: Changeset) -> [Int?] {
-    var newToOld = [Int?](repeating: nil, count: changeset.newCount)
-    var oldTouched = [Bool](repeating: false, count: changeset.oldCount)
-    var newTouched = [Bool](repeating: false, count: changeset.newCount)
-    for index in changeset.deletions { oldTouched[index] = true }
-    for index in changeset.insertions { newTouched[index] = true }
-    for move in changeset.moves {
-        oldTouched[move.old] = true
-        newTouched[move.new] = true
-        newToOld[move.new] = move.old
-    }
-    var oldIndex = 0
-    for newIndex in 0..<changeset.newCount where !newTouched[newIndex] {
-        while oldTouched[oldIndex] { oldIndex += 1 }
-        newToOld[newIndex] = oldIndex
-        oldIndex += 1
-    }
-    return newToOld
-}
