@@ -22,7 +22,9 @@ public func diff(
     return _diffKeys(oldKeys, newKeys, oldContentHashes, newContentHashes, moves, workspace)
 }
 
-/// The keyed diff on a caller-kept workspace, so that a stream of diffs reuses it.
+/// The keyed diff on a caller-kept workspace, so that a stream of diffs reuses it. Like the
+/// row driver, it trims the common prefix first (rows with equal keys and equal content
+/// hashes), so that an unchanged list costs one comparison a row and no matching.
 @usableFromInline
 internal func _diffKeys(
     _ oldKeys: [UInt64], _ newKeys: [UInt64], _ oldContents: [UInt64]?, _ newContents: [UInt64]?,
@@ -31,18 +33,29 @@ internal func _diffKeys(
     precondition((oldContents == nil) == (newContents == nil), "give content hashes for both sides or neither")
     precondition(oldContents.map { $0.count == oldKeys.count } ?? true, "one old content hash a row")
     precondition(newContents.map { $0.count == newKeys.count } ?? true, "one new content hash a row")
+    let shorter = Swift.min(oldKeys.count, newKeys.count)
+    var prefix = 0
+    while prefix < shorter && oldKeys[prefix] == newKeys[prefix]
+            && (oldContents.map { $0[prefix] == newContents![prefix] } ?? true) {
+        prefix += 1
+    }
+    if prefix == oldKeys.count && prefix == newKeys.count {
+        return Changeset(oldCount: oldKeys.count, newCount: newKeys.count)
+    }
     oldKeys.withUnsafeBufferPointer { oldBuffer in
         newKeys.withUnsafeBufferPointer { newBuffer in
-            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: nil)
+            _ = workspace.match(oldKeys: UnsafeBufferPointer(rebasing: oldBuffer[prefix...]),
+                                newKeys: UnsafeBufferPointer(rebasing: newBuffer[prefix...]), keyBits: 0, identityEqual: nil)
         }
     }
     if let oldContents, let newContents {
         oldContents.withUnsafeBufferPointer { oldBuffer in
             newContents.withUnsafeBufferPointer { newBuffer in
-                workspace.markUpdates(oldContents: oldBuffer, newContents: newBuffer, contentEqual: nil)
+                workspace.markUpdates(oldContents: UnsafeBufferPointer(rebasing: oldBuffer[prefix...]),
+                                      newContents: UnsafeBufferPointer(rebasing: newBuffer[prefix...]), contentEqual: nil)
             }
         }
     }
     let counts = workspace.finish(moves)
-    return workspace.read(counts, offset: 0, oldCount: oldKeys.count, newCount: newKeys.count)
+    return workspace.read(counts, offset: prefix, oldCount: oldKeys.count, newCount: newKeys.count)
 }
