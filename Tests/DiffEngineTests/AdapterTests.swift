@@ -10,24 +10,19 @@ struct Product: Equatable {
     var stock: Int
 }
 
-/// Counts how often the engine asks an adapter for keys and comparisons, to show that
-/// the work is linear: each key once, each comparison about once a paired row.
-final class CallCounter: @unchecked Sendable {
-    var keys = 0, identityComparisons = 0, contentComparisons = 0
-}
 
 struct CountingAdapter: RowAdapter {
     let counter: CallCounter
     func identityKey(of row: TestRow) -> UInt64 {
-        counter.keys += 1
+        counter.countKey()
         return row.id.stableHash &* 0x9e37_79b9_7f4a_7c15 // a hash, not exact
     }
     func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool {
-        counter.identityComparisons += 1
+        counter.countIdentityComparison()
         return lhs.id == rhs.id
     }
     func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool {
-        counter.contentComparisons += 1
+        counter.countContentComparison()
         return lhs.content == rhs.content
     }
     func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }

@@ -279,11 +279,3 @@ struct Car: Identifiable, Equatable, Sendable {
     }
 }
 
-/// Counts the events an observer gets and remembers the last snapshot's size.
-final class EventCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events = 0, lastCount = -1
-    func record(_ count: Int) { lock.lock(); events += 1; lastCount = count; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return events }
-    var last: Int { lock.lock(); defer { lock.unlock() }; return lastCount }
-}

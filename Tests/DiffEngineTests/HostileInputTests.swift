@@ -24,25 +24,18 @@ struct CraftedRow: Identifiable, Hashable, CustomStringConvertible {
     var description: String { "\(id[8..<12].map(String.init).joined(separator: ".")):\(value)" }
 }
 
-/// Counts identity comparisons, the cost that crafted collisions blow up.
-final class ComparisonCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var calls = 0
-    func increment() { lock.lock(); calls += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
-}
 
 /// Forwards to a base adapter, counting `identitiesEqual`; with `seeded: false` it has no
 /// seeded keys, as a plugin written before they existed.
-struct ComparisonCountingAdapter<Base: RowAdapter>: RowAdapter {
+struct ForwardingCountingAdapter<Base: RowAdapter>: RowAdapter {
     let base: Base
-    let counter: ComparisonCounter
+    let counter: CallCounter
     var seeded = true
 
     var identityKeysAreExact: Bool { base.identityKeysAreExact }
     func identityKey(of row: Base.Row) -> UInt64 { base.identityKey(of: row) }
     func identitiesEqual(_ lhs: Base.Row, _ rhs: Base.Row) -> Bool {
-        counter.increment()
+        counter.countIdentityComparison()
         return base.identitiesEqual(lhs, rhs)
     }
     func contentsEqual(_ lhs: Base.Row, _ rhs: Base.Row) -> Bool { base.contentsEqual(lhs, rhs) }
@@ -86,8 +79,8 @@ func craftedScenario(size: Int, seed: UInt64) -> (old: [CraftedRow], new: [Craft
     @Test(arguments: DuplicatePolicy.allCases)
     func fullStableHashCollisionsStayLinear(policy: DuplicatePolicy) {
         let (old, new) = craftedScenario(size: 3_000, seed: 0xc011_1de5)
-        let counter = ComparisonCounter()
-        let adapter = ComparisonCountingAdapter(base: IdentifiableAdapter<CraftedRow>(), counter: counter)
+        let counter = CallCounter()
+        let adapter = ForwardingCountingAdapter(base: IdentifiableAdapter<CraftedRow>(), counter: counter)
         let options = DiffOptions(moves: .minimal, duplicates: policy)
         switch Result(catching: { () throws(DuplicateIdentityError) in try diff(old, new, using: adapter, options: options) }) {
         case .success(let changeset):
@@ -105,13 +98,13 @@ func craftedScenario(size: Int, seed: UInt64) -> (old: [CraftedRow], new: [Craft
             #expect(error.side == .old && error.firstIndex == expected?.first && error.secondIndex == expected?.second)
         }
         // Before re-keying this took about n² / 2 = 4.5 million checks.
-        #expect(counter.count <= 20 * (old.count + new.count), "identity checks: \(counter.count)")
+        #expect(counter.identityComparisons <= 20 * (old.count + new.count), "identity checks: \(counter.identityComparisons)")
     }
 
     /// A plugin without seeded keys whose keys collide is slow, as its contract says, but exact.
     @Test func collidingPluginKeysWithoutSeededKeysStayExact() {
         let (old, new) = craftedScenario(size: 400, seed: 7)
-        let adapter = ComparisonCountingAdapter(base: IdentifiableAdapter<CraftedRow>(), counter: ComparisonCounter(), seeded: false)
+        let adapter = ForwardingCountingAdapter(base: IdentifiableAdapter<CraftedRow>(), counter: CallCounter(), seeded: false)
         let changeset = try! diff(old, new, using: adapter)
         #expect(checkChangeset(changeset, old: old, new: new, mode: .minimal) == [])
     }
@@ -128,11 +121,11 @@ func craftedScenario(size: Int, seed: UInt64) -> (old: [CraftedRow], new: [Craft
             return ByteRow(identity: start..<idEnd, content: start..<buffer.count)
         }
         let oldRows = old.map(span), newRows = new.map(span)
-        let counter = ComparisonCounter()
-        let adapter = ComparisonCountingAdapter(base: ByteRowAdapter(bytes: buffer), counter: counter)
+        let counter = CallCounter()
+        let adapter = ForwardingCountingAdapter(base: ByteRowAdapter(bytes: buffer), counter: counter)
         let changeset = try! diff(oldRows, newRows, using: adapter)
         #expect(checkChangeset(changeset, old: old, new: new, mode: .minimal) == [])
-        #expect(counter.count <= 20 * (old.count + new.count), "identity checks: \(counter.count)")
+        #expect(counter.identityComparisons <= 20 * (old.count + new.count), "identity checks: \(counter.identityComparisons)")
     }
 
     /// The stateful differ verifies and re-keys the same way, whether it keeps the previous

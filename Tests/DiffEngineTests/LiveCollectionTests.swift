@@ -4,54 +4,6 @@ import Dispatch
 import Foundation
 import Testing
 
-/// Collects events delivered to an observer, checking each against DiffEngine.docc/Correctness.md.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var copy: [TestRow] = []
-    private(set) var events = 0
-    private(set) var initialEvents = 0
-    private(set) var problems: [String] = []
-    private(set) var lastChangeset: Changeset?
-
-    func receive(_ event: LiveEvent<TestRow>) {
-        lock.lock()
-        defer { lock.unlock() }
-        events += 1
-        if event.isInitial { initialEvents += 1 }
-        let base = event.isInitial ? [] : copy
-        let result = checkApplication(event.changeset, old: base, new: event.snapshot,
-                                      sameIdentity: { $0.id == $1.id }, sameContent: ==)
-        problems += result.problems
-        copy = event.snapshot
-        lastChangeset = event.changeset
-    }
-
-    var rows: [TestRow] { lock.lock(); defer { lock.unlock() }; return copy }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return events }
-}
-
-/// Waits (bounded) for `condition`; records an issue on time-out. Not a timing assertion.
-func waitUntil(_ what: String, seconds: Double = 60, _ condition: () -> Bool) {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline {
-            Issue.record("timed out waiting for \(what)")
-            return
-        }
-        usleep(1_000)
-    }
-}
-
-/// Makes sure every update pushed so far has been processed: a one-shot observer added
-/// now is served after them, on the same worker.
-func drain(_ collection: LiveCollection<TestRow>) {
-    let done = EventLog()
-    let token = collection.observeOnce { done.receive($0) }
-    waitUntil("the collection's worker to drain") { done.count == 1 }
-    withExtendedLifetime(token) {}
-}
-
-func rows(_ ids: some Sequence<Int>, content: Int = 0) -> [TestRow] { ids.map { TestRow(id: $0, content: content) } }
 
 @Suite struct LiveCollectionTests {
     @Test func concurrentProducersObserverEndsWithTheFinalSnapshot() async {

@@ -3,10 +3,7 @@ import DiffEngineTestSupport
 import Foundation
 import Testing
 
-func path(_ section: Int, _ row: Int) -> IndexPath { IndexPath(indexes: [section, row]) }
 
-/// The case name of a violation (every case carries a payload, so it is the child's label).
-func kind(_ violation: BatchUpdateViolation) -> String { Mirror(reflecting: violation).children.first?.label ?? "" }
 
 /// A renderer defined outside the engine, as any plugin would be: a one-line summary.
 struct CountsRenderer: ChangesetRenderer {
