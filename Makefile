@@ -59,6 +59,7 @@ bench: deps
 bench-smoke: deps
 	swift build --package-path Examples/CarsExample
 	swift run -c release --package-path Benchmarks diffbench --size 5000 --runs 5
+	swift run -c release --package-path Benchmarks diffbench --scenario hostile --runs 1
 	swift run -c release --package-path Benchmarks diffbench files --rows 20000 --runs 1
 
 # The C core's passes timed one by one (no Swift layer); arguments after ARGS=, e.g.

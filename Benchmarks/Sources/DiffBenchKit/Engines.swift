@@ -2,39 +2,56 @@ import DiffEngine
 import DiffEngineTestSupport
 import Foundation
 
+/// The engines, by the names `--engines` takes and the tables print.
+enum EngineName: String, CaseIterable, Codable, Sendable {
+    case engine, engineDisplaced = "engine-displaced", engineNone = "engine-none", keypath, flat, staged
+    case collectionDifference = "collectiondifference", reference
+    case differKeypath = "differ-keypath", differIdentifiable = "differ-identifiable"
+    case differKeypathHashes = "differ-keypath-hashes", oneshotIdentifiable = "oneshot-identifiable"
+}
+
+/// What an engine answers: a flat changeset, or staged sections.
+enum EngineAnswer {
+    case changeset(Changeset)
+    case staged(StagedChangeset<Row, Row>)
+}
+
 /// One engine on one scenario: how to run it and what its answer is held to.
 struct EngineCase {
-    var name: String
+    var name: EngineName
     /// The move mode its answer must satisfy in full (DiffEngine.docc/Correctness.md); nil for peers,
     /// whose answers must apply correctly but may pair rows their own way.
     var mode: MoveMode?
     /// Why it is not run here, if it is not.
     var skipReason: String?
-    var run: () -> Any
-    /// Checks an answer of another shape than a flat changeset (staged sections, …).
-    var verify: ((Any) -> [String])?
+    var run: () -> EngineAnswer
+    /// Checks staged answers (flat changesets go to the scenario's verifier).
+    var verifyStaged: ((StagedChangeset<Row, Row>) -> [String])?
 
-    init(name: String, mode: MoveMode?, skipReason: String? = nil, run: @escaping () -> Changeset) {
+    init(name: EngineName, mode: MoveMode?, skipReason: String? = nil, run: @escaping () -> Changeset) {
         self.name = name
         self.mode = mode
         self.skipReason = skipReason
-        self.run = run
+        self.run = { .changeset(run()) }
     }
 
-    init(name: String, run: @escaping () -> Any, verify: @escaping (Any) -> [String]) {
+    init(name: EngineName, staged run: @escaping () -> StagedChangeset<Row, Row>,
+         verify: @escaping (StagedChangeset<Row, Row>) -> [String]) {
         self.name = name
-        self.run = run
-        self.verify = verify
+        self.run = { .staged(run()) }
+        verifyStaged = verify
     }
 
-    func check(_ answer: Any, with verifier: Verifier) -> [String] {
-        verify?(answer) ?? verifier.check(answer as! Changeset, mode)
+    func check(_ answer: EngineAnswer, with verifier: Verifier) -> [String] {
+        switch answer {
+        case .changeset(let changeset): verifier.check(changeset, mode)
+        case .staged(let staged): verifyStaged?(staged) ?? ["a staged answer with no check"]
+        }
     }
 }
 
 /// Engine names, for `--engines` and the README.
-let engineNames = ["engine", "engine-displaced", "engine-none", "keypath", "flat", "staged", "collectiondifference", "reference"]
-    + streamEngines.map(\.name)
+let engineNames = EngineName.allCases.map(\.rawValue)
 
 /// The peers are skipped when their cost estimate passes these budgets.
 let collectionDifferenceBudget = 300_000_000 // (m + n) · D, Myers' O((m + n) D)
@@ -103,12 +120,12 @@ func peerCases<Element: Hashable>(
     let rows = old.count + new.count
     let myersCost = rows * Swift.max(editDistance, 1)
     return [
-        EngineCase(name: "collectiondifference", mode: nil,
+        EngineCase(name: .collectionDifference, mode: nil,
                    skipReason: myersCost > collectionDifferenceBudget
                        ? "Myers O((m+n)·D) ≈ \(myersCost / 1_000_000)M steps, over the \(collectionDifferenceBudget / 1_000_000)M budget" : nil) {
             collectionDifferenceChangeset(old, new, sameIdentity: sameIdentity, sameContent: sameContent)
         },
-        EngineCase(name: "reference", mode: .minimal,
+        EngineCase(name: .reference, mode: .minimal,
                    skipReason: old.count * new.count > referenceBudget
                        ? "naive O(m·n) reference over the \(referenceBudget / 1_000_000)M-step budget" : nil) {
             referenceChangeset(old, new, sameIdentity: sameIdentity, sameContent: sameContent)
@@ -123,11 +140,11 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
         let oldKeys = old.map { $0.id.stableHash }, newKeys = new.map { $0.id.stableHash }
         let oldContents = old.map { $0.value.stableHash }, newContents = new.map { $0.value.stableHash }
         let cases = [
-            EngineCase(name: "engine", mode: .minimal) { try! diff(old, new) },
-            EngineCase(name: "engine-displaced", mode: .displaced) { try! diff(old, new, options: DiffOptions(moves: .displaced)) },
-            EngineCase(name: "engine-none", mode: MoveMode.none) { try! diff(old, new, options: DiffOptions(moves: .none)) },
-            EngineCase(name: "keypath", mode: .minimal) { try! diff(old, new, identity: \.id, content: \.value) },
-            EngineCase(name: "flat", mode: .minimal) {
+            EngineCase(name: .engine, mode: .minimal) { try! diff(old, new) },
+            EngineCase(name: .engineDisplaced, mode: .displaced) { try! diff(old, new, options: DiffOptions(moves: .displaced)) },
+            EngineCase(name: .engineNone, mode: MoveMode.none) { try! diff(old, new, options: DiffOptions(moves: .none)) },
+            EngineCase(name: .keypath, mode: .minimal) { try! diff(old, new, identity: \.id, content: \.value) },
+            EngineCase(name: .flat, mode: .minimal) {
                 diff(oldKeys: oldKeys, newKeys: newKeys, oldContentHashes: oldContents, newContentHashes: newContents)
             },
         ] + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
@@ -135,29 +152,27 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
     case let .uuids(old, new):
         let oldKeys = old.map(\.stableHash), newKeys = new.map(\.stableHash)
         let cases = [
-            EngineCase(name: "engine", mode: .minimal) { try! diff(old, new) },
-            EngineCase(name: "engine-displaced", mode: .displaced) { try! diff(old, new, options: DiffOptions(moves: .displaced)) },
-            EngineCase(name: "flat", mode: .minimal) { diff(oldKeys: oldKeys, newKeys: newKeys) },
+            EngineCase(name: .engine, mode: .minimal) { try! diff(old, new) },
+            EngineCase(name: .engineDisplaced, mode: .displaced) { try! diff(old, new, options: DiffOptions(moves: .displaced)) },
+            EngineCase(name: .flat, mode: .minimal) { diff(oldKeys: oldKeys, newKeys: newKeys) },
         ] + peerCases(old, new, editDistance: editDistance, sameIdentity: ==, sameContent: ==)
         return (cases, makeVerifier(old, new, identity: { $0 }, sameContent: ==))
     case let .named(old, new):
         let oldKeys = old.map { $0.id.stableHash }, newKeys = new.map { $0.id.stableHash }
         let oldContents = old.map { $0.value.stableHash }, newContents = new.map { $0.value.stableHash }
         let cases = [
-            EngineCase(name: "engine", mode: .minimal) { try! diff(old, new) },
-            EngineCase(name: "keypath", mode: .minimal) { try! diff(old, new, identity: \.id, content: \.value) },
-            EngineCase(name: "flat", mode: .minimal) {
+            EngineCase(name: .engine, mode: .minimal) { try! diff(old, new) },
+            EngineCase(name: .keypath, mode: .minimal) { try! diff(old, new, identity: \.id, content: \.value) },
+            EngineCase(name: .flat, mode: .minimal) {
                 diff(oldKeys: oldKeys, newKeys: newKeys, oldContentHashes: oldContents, newContentHashes: newContents)
             },
         ] + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
         return (cases, makeVerifier(old, new, identity: \.id, sameContent: ==))
     case let .sections(old, new):
         let cases = [
-            EngineCase(name: "staged", run: {
+            EngineCase(name: .staged, staged: {
                 try! stagedDiff(old, new, headers: IdentifiableAdapter<Row>(), items: IdentifiableAdapter<Row>())
-            }, verify: { answer in
-                checkStages(answer as! StagedChangeset<Row, Row>, old: old, new: new)
-            }),
+            }, verify: { staged in checkStages(staged, old: old, new: new) }),
         ]
         return (cases, Verifier { _, _ in [] })
     case let .bytes(adapter, old, new):
@@ -166,11 +181,11 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
         let identity: (ByteRow) -> [UInt8] = { Array(adapter.bytes[$0.identity]) }
         let sameContent: (ByteRow, ByteRow) -> Bool = { adapter.bytes[$0.content].elementsEqual(adapter.bytes[$1.content]) }
         let cases = [
-            EngineCase(name: "engine", mode: .minimal) { try! diff(old, new, using: adapter) },
-            EngineCase(name: "flat", mode: .minimal) {
+            EngineCase(name: .engine, mode: .minimal) { try! diff(old, new, using: adapter) },
+            EngineCase(name: .flat, mode: .minimal) {
                 diff(oldKeys: oldKeys, newKeys: newKeys, oldContentHashes: oldContents, newContentHashes: newContents)
             },
-            EngineCase(name: "reference", mode: .minimal,
+            EngineCase(name: .reference, mode: .minimal,
                        skipReason: old.count * new.count > referenceBudget ? "naive O(m·n) reference over budget" : nil) {
                 referenceChangeset(old, new, sameIdentity: { identity($0) == identity($1) }, sameContent: sameContent)
             },

@@ -229,11 +229,11 @@ func measureHostile(_ cases: [HostileCase], runs: Int?) -> [Measurement] {
     for hostile in cases {
         progress("\(hostile.name): generating (\(hostile.summary))")
         let (crafted, random) = hostile.make()
-        var craftedMeasurement = Measurement(scenario: hostile.name, engine: "crafted", status: "ok")
-        var randomMeasurement = Measurement(scenario: hostile.name, engine: "random twin", status: "ok")
+        var craftedMeasurement = Measurement(scenario: hostile.name, engine: "crafted", status: .ok)
+        var randomMeasurement = Measurement(scenario: hostile.name, engine: "random twin", status: .ok)
         let problems = crafted.check() + random.check()
         if !problems.isEmpty {
-            craftedMeasurement.status = "FAIL: \(problems.prefix(3).joined(separator: "; "))"
+            craftedMeasurement.status = .failed(problems)
             measurements.append(craftedMeasurement)
             continue
         }
@@ -263,7 +263,7 @@ func renderHostileTable(_ measurements: [Measurement]) -> String {
     var lines = ["hostile input     crafted median ms   random median ms   crafted/random"]
     for crafted in measurements where crafted.engine == "crafted" {
         let name = crafted.scenario.padding(toLength: 17, withPad: " ", startingAt: 0)
-        guard crafted.status == "ok",
+        guard crafted.status == .ok,
               let twin = measurements.first(where: { $0.scenario == crafted.scenario && $0.engine == "random twin" }) else {
             lines.append("\(name) \(crafted.status)")
             continue

@@ -2,11 +2,45 @@ import CMallocCounter
 import DiffEngine
 import Foundation
 
+/// Whether an engine's answer was checked and timed, failed its check, or was not run.
+enum MeasurementStatus: Codable, Equatable, CustomStringConvertible {
+    case ok
+    case failed([String])
+    case skipped(String)
+
+    /// "ok", "FAIL: …" or "skipped: …", as the table and the JSON show it.
+    var description: String {
+        switch self {
+        case .ok: "ok"
+        case .failed(let problems): "FAIL: \(problems.prefix(3).joined(separator: "; "))"
+        case .skipped(let reason): "skipped: \(reason)"
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if text == "ok" {
+            self = .ok
+        } else if text.hasPrefix("skipped: ") {
+            self = .skipped(String(text.dropFirst("skipped: ".count)))
+        } else {
+            self = .failed([text])
+        }
+    }
+
+    init(problems: [String]) { self = problems.isEmpty ? .ok : .failed(problems) }
+}
+
 /// What one engine did on one scenario.
 struct Measurement: Codable {
     var scenario: String
     var engine: String
-    var status: String // "ok", "FAIL: …", "skipped: …"
+    var status: MeasurementStatus
     var runs = 0
     var medianMilliseconds: Double?
     var minMilliseconds: Double?

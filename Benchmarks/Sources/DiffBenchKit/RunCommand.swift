@@ -74,21 +74,21 @@ public struct RunCommand: ParsableCommand {
             let counts = workload.counts
             let runCount = runs ?? (scenario.size <= 10_000 ? 101 : scenario.size <= 200_000 ? 31 : 11)
             var results: [Measurement] = []
-            for engine in cases where wanted?.contains(engine.name) ?? true {
-                var measurement = Measurement(scenario: scenario.name, engine: engine.name, status: "ok")
+            for engine in cases where wanted?.contains(engine.name.rawValue) ?? true {
+                var measurement = Measurement(scenario: scenario.name, engine: engine.name.rawValue, status: .ok)
                 if let reason = engine.skipReason {
-                    measurement.status = "skipped: \(reason)"
+                    measurement.status = .skipped(reason)
                     results.append(measurement)
                     continue
                 }
                 progress("\(scenario.name): \(engine.name): checking")
                 let problems = engine.check(engine.run(), with: verifier)
                 if !problems.isEmpty {
-                    measurement.status = "FAIL: \(problems.prefix(3).joined(separator: "; "))"
+                    measurement.status = .failed(problems)
                     results.append(measurement)
                     continue
                 }
-                let engineRuns = engine.name == "reference" || engine.name == "collectiondifference" ? Swift.min(runCount, 11) : runCount
+                let engineRuns = engine.name == .reference || engine.name == .collectionDifference ? Swift.min(runCount, 11) : runCount
                 progress("\(scenario.name): \(engine.name): timing \(engineRuns) runs")
                 let times = time(runs: engineRuns, warmup: engineRuns > 5 ? 2 : 1, engine.run)
                 measurement.runs = engineRuns
@@ -101,8 +101,8 @@ public struct RunCommand: ParsableCommand {
                 }
                 results.append(measurement)
             }
-            let peer = results.first { $0.engine == "collectiondifference" }?.medianMilliseconds
-            let floor = results.first { $0.engine == "flat" }?.medianMilliseconds
+            let peer = results.first { $0.engine == EngineName.collectionDifference.rawValue }?.medianMilliseconds
+            let floor = results.first { $0.engine == EngineName.flat.rawValue }?.medianMilliseconds
             for index in results.indices {
                 guard let time = results[index].medianMilliseconds else { continue }
                 results[index].ratioToCollectionDifference = peer.map { time / $0 }
@@ -114,12 +114,12 @@ public struct RunCommand: ParsableCommand {
             progress("\(stream.name): generating (\(stream.summary))")
             let snapshots = stream.make()
             var results: [Measurement] = []
-            for (engine, make) in streamEngines where wanted?.contains(engine) ?? true {
+            for (engine, make) in streamEngines where wanted?.contains(engine.rawValue) ?? true {
                 progress("\(stream.name): \(engine): checking every tenth update, then timing each")
                 results.append(measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make))
             }
             // Ratios to the one-shot diff of the same snapshots, measured in the same run.
-            let oneShot = results.first { $0.engine == "oneshot-identifiable" }?.medianMilliseconds
+            let oneShot = results.first { $0.engine == EngineName.oneshotIdentifiable.rawValue }?.medianMilliseconds
             for index in results.indices {
                 results[index].ratioToFlat = oneShot.flatMap { base in results[index].medianMilliseconds.map { $0 / base } }
             }
@@ -134,7 +134,7 @@ public struct RunCommand: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(measurements).write(to: URL(fileURLWithPath: json))
         }
-        if measurements.contains(where: { $0.status.hasPrefix("FAIL") }) {
+        if measurements.contains(where: { if case .failed = $0.status { true } else { false } }) {
             throw ExitCode(1)
         }
     }
@@ -153,12 +153,12 @@ func renderTable(_ measurements: [Measurement]) -> String {
         value.map { String(format: "%.\(digits)f", $0) } ?? "-"
     }
     var lines = [
-        "scenario         engine                 median ms      min ms      max ms  ×CollDiff   ×flat   B/row  allocs",
+        "scenario         engine                   median ms      min ms      max ms  ×CollDiff   ×flat   B/row  allocs",
     ]
     for m in measurements {
         let name = m.scenario.padding(toLength: 16, withPad: " ", startingAt: 0)
-        let engine = m.engine.padding(toLength: 20, withPad: " ", startingAt: 0)
-        guard m.status == "ok" else {
+        let engine = m.engine.padding(toLength: 22, withPad: " ", startingAt: 0)
+        guard m.status == .ok else {
             lines.append("\(name) \(engine) \(m.status)")
             continue
         }

@@ -66,9 +66,9 @@ let allStreams = [
 /// (heap held by the engine between updates); allocations per update. `makeEngine` gives a
 /// fresh engine: a function from each snapshot to the changeset from the one before.
 func measureStream(
-    _ stream: SnapshotStream, snapshots: [[Row]], engine: String, makeEngine: @Sendable () -> ([Row]) -> Changeset
+    _ stream: SnapshotStream, snapshots: [[Row]], engine: EngineName, makeEngine: @Sendable () -> ([Row]) -> Changeset
 ) -> Measurement {
-    var measurement = Measurement(scenario: stream.name, engine: engine, status: "ok")
+    var measurement = Measurement(scenario: stream.name, engine: engine.rawValue, status: .ok)
     let checking = makeEngine()
     _ = checking(snapshots[0])
     for index in 1..<snapshots.count {
@@ -82,7 +82,7 @@ func measureStream(
                                     reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==))
         }
         if !problems.isEmpty {
-            measurement.status = "FAIL: update \(index): \(problems.prefix(2).joined(separator: "; "))"
+            measurement.status = .failed(["update \(index): " + problems.prefix(2).joined(separator: "; ")])
             return measurement
         }
     }
@@ -118,20 +118,20 @@ func measureStream(
 
 /// The stream engines, each a fresh engine per call: the differ in both kinds of state and
 /// the one-shot diff of each pair of consecutive snapshots, the baseline a differ must beat.
-let streamEngines: [(name: String, make: @Sendable () -> ([Row]) -> Changeset)] = [
-    ("differ-keypath", {
+let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changeset)] = [
+    (.differKeypath, {
         let differ = Differ(adapter: KeyPathAdapter(identity: \Row.id, content: \.value))
         return { differ.diff($0).changeset }
     }),
-    ("differ-identifiable", {
+    (.differIdentifiable, {
         let differ = Differ(adapter: IdentifiableAdapter<Row>())
         return { differ.diff($0).changeset }
     }),
-    ("differ-keypath-hashes", {
+    (.differKeypathHashes, {
         let differ = Differ(keepingOnlyHashesOf: KeyPathAdapter(identity: \Row.id, content: \.value))
         return { differ.diff($0).changeset }
     }),
-    ("oneshot-identifiable", {
+    (.oneshotIdentifiable, {
         var previous: [Row] = []
         return { next in
             defer { previous = next }
