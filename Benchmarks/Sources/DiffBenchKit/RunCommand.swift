@@ -81,7 +81,7 @@ public struct RunCommand: ParsableCommand {
                     results.append(measurement)
                     continue
                 }
-                progress("\(scenario.name): \(engine.name): checking")
+                progress("\(scenario.name): \(engine.name.rawValue): checking")
                 let problems = engine.check(engine.run(), with: verifier)
                 if !problems.isEmpty {
                     measurement.status = .failed(problems)
@@ -89,7 +89,7 @@ public struct RunCommand: ParsableCommand {
                     continue
                 }
                 let engineRuns = engine.name == .reference || engine.name == .collectionDifference ? Swift.min(runCount, 11) : runCount
-                progress("\(scenario.name): \(engine.name): timing \(engineRuns) runs")
+                progress("\(scenario.name): \(engine.name.rawValue): timing \(engineRuns) runs")
                 let times = time(runs: engineRuns, warmup: engineRuns > 5 ? 2 : 1, engine.run)
                 measurement.runs = engineRuns
                 measurement.medianMilliseconds = median(times)
@@ -115,7 +115,7 @@ public struct RunCommand: ParsableCommand {
             let snapshots = stream.make()
             var results: [Measurement] = []
             for (engine, make) in streamEngines where wanted?.contains(engine.rawValue) ?? true {
-                progress("\(stream.name): \(engine): checking every tenth update, then timing each")
+                progress("\(stream.name): \(engine.rawValue): checking every tenth update, then timing each")
                 results.append(measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make))
             }
             // Ratios to the one-shot diff of the same snapshots, measured in the same run.
