@@ -283,18 +283,16 @@ internal func _markRepeats(
     keys: UnsafeBufferPointer<UInt64>, side: DiffSide, keyBits: Int,
     identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, collisionBudget: Int = 0
 ) -> [Bool]?? {
-    let size = dc_repeats_workspace_size(keys.count)
-    precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
-    let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-    defer { workspace.deallocate() }
     var flags = [UInt8](repeating: 0, count: keys.count)
     var repeats = 0
-    let status = _withEquality(identityEqual) { function, context in
-        flags.withUnsafeMutableBufferPointer { flagBuffer in
-            dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
-                            UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
-                            function, context, UInt32(keyBits), _placementSeed, collisionBudget,
-                            flagBuffer.baseAddress, &repeats)
+    let status = _withScratch(dc_repeats_workspace_size(keys.count)) { workspace, size in
+        _withEquality(identityEqual) { function, context in
+            flags.withUnsafeMutableBufferPointer { flagBuffer in
+                dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
+                                UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
+                                function, context, UInt32(keyBits), _placementSeed, collisionBudget,
+                                flagBuffer.baseAddress, &repeats)
+            }
         }
     }
     if status == DC_ERR_TOO_MANY_COLLISIONS { return nil }
@@ -307,17 +305,24 @@ internal func _markRepeats(
 @usableFromInline
 internal func _longestIncreasing(_ values: [UInt32]) -> [Bool] {
     guard !values.isEmpty else { return [] }
-    let size = dc_lis_workspace_size(values.count)
-    precondition(size != 0, "too many values (at most \(DC_MAX_ROWS))")
-    let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-    defer { workspace.deallocate() }
     var keeps = [UInt8](repeating: 0, count: values.count)
     var kept = 0
-    let status = values.withUnsafeBufferPointer { valueBuffer in
-        keeps.withUnsafeMutableBufferPointer { keepBuffer in
-            dc_longest_increasing(valueBuffer.baseAddress, values.count, workspace, size, keepBuffer.baseAddress, &kept)
+    let status = _withScratch(dc_lis_workspace_size(values.count)) { workspace, size in
+        values.withUnsafeBufferPointer { valueBuffer in
+            keeps.withUnsafeMutableBufferPointer { keepBuffer in
+                dc_longest_increasing(valueBuffer.baseAddress, values.count, workspace, size, keepBuffer.baseAddress, &kept)
+            }
         }
     }
     _check(status, "dc_longest_increasing")
     return keeps.map { $0 != 0 }
+}
+
+/// Calls `body` with a fresh 16-byte-aligned workspace of `size` bytes (a size query's
+/// answer; 0 means too many rows), freed after; the pointer must not escape `body`.
+private func _withScratch<R>(_ size: Int, _ body: (UnsafeMutableRawPointer, Int) -> R) -> R {
+    precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+    let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    defer { workspace.deallocate() }
+    return body(workspace, size)
 }

@@ -55,21 +55,17 @@ import Testing
         let size = dc_diff_workspace_size(3, 3)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size + 8, alignment: 8)
         defer { memory.deallocate() }
-        keys.withUnsafeBufferPointer { buffer in
-            var input = dc_match_input_t()
-            input.old_keys = buffer.baseAddress
-            input.old_count = 3
-            input.new_keys = buffer.baseAddress
-            input.new_count = 3
+        withMatchInput(keys, keys) { input in
             #expect(dc_match(memory, size - 1, &input) == DC_ERR_WORKSPACE_TOO_SMALL)
             #expect(dc_match(memory + 4, size, &input) == DC_ERR_WORKSPACE_MISALIGNED)
             #expect(dc_match(nil, size, &input) == DC_ERR_NULL_POINTER)
             input.key_bits = 3
             #expect(dc_match(memory, size, &input) == DC_ERR_INVALID_ARGUMENT) // truncated keys need verifying
             input.key_bits = 0
+            let newKeys = input.new_keys
             input.new_keys = nil
             #expect(dc_match(memory, size, &input) == DC_ERR_NULL_POINTER)
-            input.new_keys = buffer.baseAddress
+            input.new_keys = newKeys
             input.new_count = 100 // far more than the workspace was sized for
             #expect(dc_match(memory, size, &input) == DC_ERR_WORKSPACE_TOO_SMALL)
         }
@@ -84,12 +80,7 @@ import Testing
         let size = dc_diff_workspace_size(64, 64)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         defer { memory.deallocate() }
-        keys.withUnsafeBufferPointer { buffer in
-            var input = dc_match_input_t()
-            input.old_keys = buffer.baseAddress
-            input.old_count = 64
-            input.new_keys = buffer.baseAddress
-            input.new_count = 64
+        withMatchInput(keys, keys) { input in
             // Old row i has identity i, new row j identity 63 - j: all distinct, reversed.
             input.identity_equal = { _, aSide, a, bSide, b in
                 (aSide == UInt32(DC_SIDE_OLD) ? a : 63 - a) == (bSide == UInt32(DC_SIDE_OLD) ? b : 63 - b)
@@ -113,16 +104,7 @@ import Testing
         let size = dc_diff_workspace_size(3, 3)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         defer { memory.deallocate() }
-        old.withUnsafeBufferPointer { oldBuffer in
-            new.withUnsafeBufferPointer { newBuffer in
-                var input = dc_match_input_t()
-                input.old_keys = oldBuffer.baseAddress
-                input.old_count = 3
-                input.new_keys = newBuffer.baseAddress
-                input.new_count = 3
-                #expect(dc_match(memory, size, &input) == DC_OK)
-            }
-        }
+        withMatchInput(old, new) { input in #expect(dc_match(memory, size, &input) == DC_OK) }
         var unpaired: [UInt64] = [0b010] // new row 1 (key 9) has no partner
         #expect(dc_mark_updated_rows(memory, &unpaired, 1) == DC_ERR_INVALID_ARGUMENT)
         var tooLong: [UInt64] = [0b001, 0]
@@ -148,13 +130,7 @@ import Testing
             #expect(dc_mark_updated(workspace, 0) == DC_ERR_WRONG_STATE) // already finished
             #expect(dc_finish(workspace, DC_MOVES_MINIMAL, &counts) == DC_ERR_WRONG_STATE)
         }
-        let keys: [UInt64] = [5]
-        keys.withUnsafeBufferPointer { buffer in
-            var input = dc_match_input_t()
-            input.old_keys = buffer.baseAddress
-            input.old_count = 1
-            input.new_keys = buffer.baseAddress
-            input.new_count = 1
+        withMatchInput([5], [5]) { input in
             #expect(dc_match(memory, size, &input) == DC_OK)
             #expect(dc_mark_updated(memory, 1) == DC_ERR_INVALID_ARGUMENT) // out of range
             #expect(dc_finish(memory, dc_move_mode_t(rawValue: 9), &counts) == DC_ERR_INVALID_ARGUMENT)
@@ -179,5 +155,20 @@ import Testing
         var fixed = [UInt64](repeating: 0, count: 1)
         #expect(dc_hash_u64([42], 1, &fixed) == DC_OK)
         #expect(fixed[0] == 0xdc24_52fd_5c51_e693) // xxhash.xxh3_64_intdigest(struct.pack('<Q', 42), seed)
+    }
+}
+
+/// Calls `body` with a match input over `old` and `new` (every other field zero); the key
+/// pointers are valid only inside `body`.
+func withMatchInput(_ old: [UInt64], _ new: [UInt64], _ body: (inout dc_match_input_t) -> Void) {
+    old.withUnsafeBufferPointer { oldBuffer in
+        new.withUnsafeBufferPointer { newBuffer in
+            var input = dc_match_input_t()
+            input.old_keys = oldBuffer.baseAddress
+            input.old_count = old.count
+            input.new_keys = newBuffer.baseAddress
+            input.new_count = new.count
+            body(&input)
+        }
     }
 }

@@ -79,20 +79,10 @@ let hostileCases: [HostileCase] = [
             return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         })
     }, runs: 11),
-    HostileCase(name: "hostile-csv-keys", summary: "CSV pair of 110,000 keys crafted against the unkeyed table vs random keys (read + diff)", make: {
-        let crafted = keyedFiles(craftedKeys(110_000, canonicalJSON: false), json: false)
-        var generator = SeededGenerator(seed: 0xc5f)
-        let random = keyedFiles((0..<110_000).map { _ in "k" + String(UInt64.random(in: 0..<10_000_000_000, using: &generator)) }, json: false)
-        return (keyedFileWorkload(old: crafted.old, new: crafted.new, json: false, expectedRows: crafted.rows),
-                keyedFileWorkload(old: random.old, new: random.new, json: false, expectedRows: random.rows))
-    }, runs: 11),
-    HostileCase(name: "hostile-jsonl-ids", summary: "JSON Lines pair of 55,000 string ids crafted against the unkeyed table vs random ids (read + diff)", make: {
-        let crafted = keyedFiles(craftedKeys(55_000, canonicalJSON: true), json: true)
-        var generator = SeededGenerator(seed: 0x75a)
-        let random = keyedFiles((0..<55_000).map { _ in "k" + String(UInt64.random(in: 0..<10_000_000_000, using: &generator)) }, json: true)
-        return (keyedFileWorkload(old: crafted.old, new: crafted.new, json: true, expectedRows: crafted.rows),
-                keyedFileWorkload(old: random.old, new: random.new, json: true, expectedRows: random.rows))
-    }, runs: 11),
+    HostileCase(name: "hostile-csv-keys", summary: "CSV pair of 110,000 keys crafted against the unkeyed table vs random keys (read + diff)",
+                make: { keyedFileWorkloads(keys: 110_000, json: false, seed: 0xc5f) }, runs: 11),
+    HostileCase(name: "hostile-jsonl-ids", summary: "JSON Lines pair of 55,000 string ids crafted against the unkeyed table vs random ids (read + diff)",
+                make: { keyedFileWorkloads(keys: 55_000, json: true, seed: 0x75a) }, runs: 11),
     HostileCase(name: "hostile-json-wide", summary: "one JSON object of 80,000 members in descending order vs ascending (canonicalised)", make: {
         func workload(descending: Bool) -> HostileWorkload {
             let names = (0..<80_000).map { String(format: "m%06d", $0) }
@@ -204,6 +194,15 @@ func keyedFileWorkload(old: [UInt8], new: [UInt8], json: Bool, expectedRows: (In
         guard let changes = run() else { return ["did not read"] }
         return (changes.oldCount, changes.newCount) == expectedRows && changes.hasChanges ? [] : ["unexpected counts"]
     }
+}
+
+/// The crafted keyed-file pair and its random twin: `keys` keys, CSV or JSON Lines.
+func keyedFileWorkloads(keys: Int, json: Bool, seed: UInt64) -> (crafted: HostileWorkload, random: HostileWorkload) {
+    let crafted = keyedFiles(craftedKeys(keys, canonicalJSON: json), json: json)
+    var generator = SeededGenerator(seed: seed)
+    let random = keyedFiles((0..<keys).map { _ in "k" + String(UInt64.random(in: 0..<10_000_000_000, using: &generator)) }, json: json)
+    return (keyedFileWorkload(old: crafted.old, new: crafted.new, json: json, expectedRows: crafted.rows),
+            keyedFileWorkload(old: random.old, new: random.new, json: json, expectedRows: random.rows))
 }
 
 /// Old and new files over `keys` (the last tenth only inserted): 10% deleted, 10% inserted,
