@@ -116,6 +116,26 @@ import Testing
         #expect(dc_is_updated(memory, 0) && !dc_is_updated(memory, 1) && dc_is_updated(memory, 2))
     }
 
+    /// The exposed LIS: its tie rule (in `1 0`, the later value stays, as `AB -> BA` moves A)
+    /// and its status codes.
+    @Test func longestIncreasingSubsequence() {
+        let values: [UInt32] = [3, 0, 1, 4, 2, 5]
+        let size = dc_lis_workspace_size(values.count)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: size + 8, alignment: 8)
+        defer { memory.deallocate() }
+        var keeps = [UInt8](repeating: 9, count: values.count)
+        var kept = 0
+        #expect(dc_longest_increasing(values, values.count, memory, size, &keeps, &kept) == DC_OK)
+        #expect(kept == 4 && keeps == [0, 1, 1, 0, 1, 1]) // 0 1 2 5: the latest value of each level
+        #expect(dc_longest_increasing([1, 0], 2, memory, size, &keeps, &kept) == DC_OK)
+        #expect(kept == 1 && Array(keeps.prefix(2)) == [0, 1])
+        #expect(dc_longest_increasing(values, values.count, memory, size - 1, &keeps, &kept) == DC_ERR_WORKSPACE_TOO_SMALL)
+        #expect(dc_longest_increasing(values, values.count, memory + 4, size, &keeps, &kept) == DC_ERR_WORKSPACE_MISALIGNED)
+        #expect(dc_longest_increasing(values, values.count, memory, size, nil, &kept) == DC_ERR_NULL_POINTER)
+        #expect(dc_longest_increasing(nil, 0, nil, 0, nil, &kept) == DC_OK && kept == 0)
+        #expect(dc_lis_workspace_size(Int(DC_MAX_ROWS) + 1) == 0)
+    }
+
     @Test func passesOutOfOrderAreRefused() {
         let size = dc_diff_workspace_size(1, 1)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
