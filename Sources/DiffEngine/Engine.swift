@@ -126,9 +126,8 @@ internal func _diffRows<Adapter: RowAdapter>(
     _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
     _ adapter: Adapter, _ options: DiffOptions
 ) -> Changeset {
-    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
-        guard let workspace else { return Changeset(oldCount: old.count, newCount: new.count) }
-        let counts = workspace.finish(options.moves)
+    _withMatchedRows(old, new, adapter, options, finish: options.moves) { workspace, prefix, counts in
+        guard let workspace, let counts else { return Changeset(oldCount: old.count, newCount: new.count) }
         return workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
     }
 }
@@ -140,10 +139,9 @@ internal func _diffRowsAndPairing<Adapter: RowAdapter>(
     _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
     _ adapter: Adapter, _ options: DiffOptions
 ) -> (changeset: Changeset, newToOld: [Int]) {
-    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
+    _withMatchedRows(old, new, adapter, options, finish: options.moves) { workspace, prefix, counts in
         var newToOld = Array(0..<new.count) // the prefix pairs with itself
-        guard let workspace else { return (Changeset(oldCount: old.count, newCount: new.count), newToOld) }
-        let counts = workspace.finish(options.moves)
+        guard let workspace, let counts else { return (Changeset(oldCount: old.count, newCount: new.count), newToOld) }
         let changeset = workspace.read(counts, offset: prefix, oldCount: old.count, newCount: new.count)
         let pairing = workspace.newToOld // after finishing: without pairs that `none` dropped
         for index in pairing.indices {
@@ -161,7 +159,7 @@ internal func _pairRows<Adapter: RowAdapter>(
     _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
     _ adapter: Adapter, _ options: DiffOptions
 ) -> (newToOld: [Int], updated: [Bool]) {
-    _withMatchedRows(old, new, adapter, options) { workspace, prefix in
+    _withMatchedRows(old, new, adapter, options, finish: nil) { workspace, prefix, _ in
         var newToOld = Array(0..<new.count) // the prefix pairs with itself
         var updated = [Bool](repeating: false, count: new.count)
         guard let workspace else { return (newToOld, updated) }
@@ -175,12 +173,14 @@ internal func _pairRows<Adapter: RowAdapter>(
     }
 }
 
-/// Pairs rows and flags updates on a workspace, then hands it to `body` with the length of
-/// the common prefix it trimmed (nil workspace: the rows are identical).
+/// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves
+/// for `finish` or none), then hands the workspace to `body` with the length of the prefix
+/// it trimmed and the counts (nil workspace: the rows are identical).
 @inlinable
 internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
-    _ adapter: Adapter, _ options: DiffOptions, _ body: (_DiffWorkspace?, Int) -> Result
+    _ adapter: Adapter, _ options: DiffOptions, finish: MoveMode?,
+    _ body: (_DiffWorkspace?, Int, _CoreCounts?) -> Result
 ) -> Result {
     // A common prefix of equal rows needs no hashing at all: it is paired in place and
     // unchanged, and it covers the no-change case entirely.
@@ -190,7 +190,7 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
           adapter.contentsEqual(old[prefix], new[prefix]) {
         prefix += 1
     }
-    if prefix == old.count && prefix == new.count { return body(nil, prefix) }
+    if prefix == old.count && prefix == new.count { return body(nil, prefix, nil) }
     let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])
     let newRest = UnsafeBufferPointer(rebasing: new[prefix...])
 
@@ -202,94 +202,9 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
     adapter.writeIdentityKeys(of: newRest, to: newKeys)
 
-    _pairByIdentity(
+    return _runPasses(
         workspace, oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
-        exact: adapter.identityKeysAreExact, keyBits: options.identityHashBits,
-        identityEqual: { aSide, a, bSide, b in
-            adapter.identitiesEqual(aSide == .old ? oldRest[a] : newRest[a], bSide == .old ? oldRest[b] : newRest[b])
-        },
-        seededKeys: { oldSeeded, newSeeded in
-            adapter.writeSeededIdentityKeys(of: oldRest, to: oldSeeded) && adapter.writeSeededIdentityKeys(of: newRest, to: newSeeded)
-        })
-
-    _markContentUpdates(workspace, oldRest, newRest, adapter)
-    return body(workspace, prefix)
-}
-
-/// Flags each paired row whose contents the adapter finds different (pass 2).
-@inlinable
-internal func _markContentUpdates<Adapter: RowAdapter>(
-    _ workspace: _DiffWorkspace, _ old: UnsafeBufferPointer<Adapter.Row>,
-    _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
-) {
-    let pairing = workspace.newToOld
-    let bits = workspace.updateBitmap()
-    var any = false
-    for newIndex in pairing.indices {
-        let oldIndex = pairing[newIndex]
-        if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {
-            bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-            any = true
-        }
-    }
-    if any { workspace.markUpdatedRows(bits) }
-}
-
-/// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys
-/// are trusted.
-///
-/// - Exact keys (integer ids): the keys are the identities; nothing is verified.
-/// - Hashed keys: pair by key first, then verify every pair. If all hold, the pairing is
-///   the one exact identities give (a merged hash class whose paired prefixes agree pairs
-///   each identity's k-th occurrences). A failure is a real 64-bit collision: by chance
-///   about once in 2^64 / n² diffs, so in practice crafted against the public hash. The
-///   rows are then re-keyed with `seededKeys` (a per-process secret hash nobody can craft
-///   collisions for) and paired with every key match verified; an adapter without seeded
-///   keys is paired on its own keys, every match verified.
-/// - `keyBits` (testing): keys cut to that many bits, every match verified.
-///
-/// - Parameters:
-///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
-///   - seededKeys: writes seeded keys for both sides; false when the adapter has none.
-@inlinable
-internal func _pairByIdentity(
-    _ workspace: _DiffWorkspace,
-    oldKeys old: UnsafeBufferPointer<UInt64>, newKeys new: UnsafeBufferPointer<UInt64>,
-    exact: Bool, keyBits: Int,
-    identityEqual: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
-    seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
-) {
-    if keyBits != 0 {
-        workspace.match(oldKeys: old, newKeys: new, keyBits: keyBits, identityEqual: identityEqual)
-        return
-    }
-    workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
-    if exact || _allPairsHold(workspace.newToOld, identityEqual) { return }
-    var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
-    let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
-        newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
-    }
-    guard seeded else {
-        // The adapter's own keys collide: slow if many do, as its contract says, but exact.
-        workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
-        return
-    }
-    oldSeeded.withUnsafeBufferPointer { oldBuffer in
-        newSeeded.withUnsafeBufferPointer { newBuffer in
-            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
-        }
-    }
-}
-
-@inlinable
-internal func _allPairsHold(
-    _ pairing: UnsafeBufferPointer<UInt32>, _ identityEqual: (DiffSide, Int, DiffSide, Int) -> Bool
-) -> Bool {
-    for newIndex in pairing.indices {
-        let oldIndex = pairing[newIndex]
-        if oldIndex != _unpaired && !identityEqual(.old, Int(oldIndex), .new, newIndex) {
-            return false
-        }
-    }
-    return true
+        identities: .rows(oldRest, newRest, adapter, keyBits: options.identityHashBits),
+        updates: _ContentUpdates(oldRest, newRest, adapter), finish: finish
+    ) { workspace, counts in body(workspace, prefix, counts) }
 }

@@ -42,20 +42,23 @@ internal func _diffKeys(
     if prefix == oldKeys.count && prefix == newKeys.count {
         return Changeset(oldCount: oldKeys.count, newCount: newKeys.count)
     }
-    oldKeys.withUnsafeBufferPointer { oldBuffer in
+    return oldKeys.withUnsafeBufferPointer { oldBuffer in
         newKeys.withUnsafeBufferPointer { newBuffer in
-            _ = workspace.match(oldKeys: UnsafeBufferPointer(rebasing: oldBuffer[prefix...]),
-                                newKeys: UnsafeBufferPointer(rebasing: newBuffer[prefix...]), keyBits: 0, identityEqual: nil)
-        }
-    }
-    if let oldContents, let newContents {
-        oldContents.withUnsafeBufferPointer { oldBuffer in
-            newContents.withUnsafeBufferPointer { newBuffer in
-                workspace.markUpdates(oldContents: UnsafeBufferPointer(rebasing: oldBuffer[prefix...]),
-                                      newContents: UnsafeBufferPointer(rebasing: newBuffer[prefix...]), contentEqual: nil)
+            let old = UnsafeBufferPointer(rebasing: oldBuffer[prefix...]), new = UnsafeBufferPointer(rebasing: newBuffer[prefix...])
+            let read = { (workspace: _DiffWorkspace, counts: _CoreCounts?) in
+                workspace.read(counts!, offset: prefix, oldCount: oldKeys.count, newCount: newKeys.count)
+            }
+            guard let oldContents, let newContents else {
+                return _runPasses(workspace, oldKeys: old, newKeys: new, identities: nil, updates: _NoUpdates(), finish: moves, read: read)
+            }
+            return oldContents.withUnsafeBufferPointer { oldHashes in
+                newContents.withUnsafeBufferPointer { newHashes in
+                    _runPasses(workspace, oldKeys: old, newKeys: new, identities: nil,
+                               updates: _HashUpdates(UnsafeBufferPointer(rebasing: oldHashes[prefix...]),
+                                                     UnsafeBufferPointer(rebasing: newHashes[prefix...])),
+                               finish: moves, read: read)
+                }
             }
         }
     }
-    let counts = workspace.finish(moves)
-    return workspace.read(counts, offset: prefix, oldCount: oldKeys.count, newCount: newKeys.count)
 }

@@ -176,19 +176,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
-                    _pairByIdentity(
-                        workspace, oldKeys: oldKeys, newKeys: newKeys,
-                        exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
-                        identityEqual: { [adapter] aSide, a, bSide, b in
-                            adapter.identitiesEqual(aSide == .old ? old[a] : new[a], bSide == .old ? old[b] : new[b])
-                        },
-                        seededKeys: { oldSeeded, newSeeded in
-                            adapter.writeSeededIdentityKeys(of: old, to: oldSeeded)
-                                && adapter.writeSeededIdentityKeys(of: new, to: newSeeded)
-                        })
-                    _markContentUpdates(workspace, old, new, adapter)
-                    let counts = workspace.finish(moves)
-                    return workspace.read(counts, offset: 0, oldCount: old.count, newCount: new.count)
+                    _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
+                               identities: .rows(old, new, adapter, keyBits: identityHashBits),
+                               updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
+                        workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
+                    }
                 }
             }
         }
@@ -217,34 +209,28 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         }
         guard hasPrevious else { return initialUpdate(rows.count) }
 
-        previousKeys.withUnsafeBufferPointer { oldKeys in
+        let old = previousIdentities, new = nextIdentities
+        // Without identities at hand, keys are taken as they are (see the initializer's note).
+        let identities = keepsIdentities ? _IdentityCheck(
+            exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
+            equal: { aSide, a, bSide, b in (aSide == .old ? old[a] : new[a]) == (bSide == .old ? old[b] : new[b]) },
+            seededKeys: { oldSeeded, newSeeded in
+                for index in old.indices { oldSeeded[index] = _seededKey(old[index]) }
+                for index in new.indices { newSeeded[index] = _seededKey(new[index]) }
+                return true
+            }) : nil
+        let changeset = previousKeys.withUnsafeBufferPointer { oldKeys in
             nextKeys.withUnsafeBufferPointer { newKeys in
-                guard keepsIdentities else {
-                    // No identities at hand: keys are taken as they are (see the type's note).
-                    workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
-                    return
+                previousContents.withUnsafeBufferPointer { oldContents in
+                    nextContents.withUnsafeBufferPointer { newContents in
+                        _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities,
+                                   updates: _HashUpdates(oldContents, newContents), finish: moves) { workspace, counts in
+                            workspace.read(counts!, offset: 0, oldCount: oldKeys.count, newCount: newKeys.count)
+                        }
+                    }
                 }
-                let old = previousIdentities, new = nextIdentities
-                _pairByIdentity(
-                    workspace, oldKeys: oldKeys, newKeys: newKeys,
-                    exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
-                    identityEqual: { aSide, a, bSide, b in
-                        (aSide == .old ? old[a] : new[a]) == (bSide == .old ? old[b] : new[b])
-                    },
-                    seededKeys: { oldSeeded, newSeeded in
-                        for index in old.indices { oldSeeded[index] = _seededKey(old[index]) }
-                        for index in new.indices { newSeeded[index] = _seededKey(new[index]) }
-                        return true
-                    })
             }
         }
-        previousContents.withUnsafeBufferPointer { oldContents in
-            nextContents.withUnsafeBufferPointer { newContents in
-                workspace.markUpdates(oldContents: oldContents, newContents: newContents, contentEqual: nil)
-            }
-        }
-        let counts = workspace.finish(moves)
-        let changeset = workspace.read(counts, offset: 0, oldCount: previousKeys.count, newCount: rows.count)
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: keepsIdentities ? changeset.deletions.map { previousIdentities[$0] } : nil)
     }

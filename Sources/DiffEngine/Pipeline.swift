@@ -1,0 +1,184 @@
+// The one driver of the core's passes: pairing (1), updates (2), moves and counts (3), and
+// the read-out (4) that the caller picks. The one-shot diff, the flat-keys diff, both kinds
+// of Differ state and the sectioned diff all run through `_runPasses`; they differ only in
+// how they get their keys, whether identities are verified, and how updates are found.
+
+/// How hashed identity keys are checked: the collision policy's inputs (see
+/// `_pairByIdentity`). Nil where keys are taken as final (the flat-keys path, a hash-only
+/// differ without identities).
+@usableFromInline
+internal struct _IdentityCheck {
+    /// Keys are the identities (integer ids): nothing to verify.
+    @usableFromInline let exact: Bool
+    /// Testing: keys cut to this many bits, every match verified.
+    @usableFromInline let keyBits: Int
+    /// Whether row `a` of one side and row `b` of another have one identity.
+    @usableFromInline let equal: (DiffSide, Int, DiffSide, Int) -> Bool
+    /// Writes per-process secret keys for both sides; false when there are none.
+    @usableFromInline let seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
+
+    @inlinable
+    init(exact: Bool, keyBits: Int, equal: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
+         seededKeys: @escaping (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool) {
+        self.exact = exact
+        self.keyBits = keyBits
+        self.equal = equal
+        self.seededKeys = seededKeys
+    }
+
+    /// The check of rows read through `adapter`.
+    @inlinable
+    static func rows<Adapter: RowAdapter>(
+        _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter, keyBits: Int
+    ) -> _IdentityCheck {
+        _IdentityCheck(
+            exact: adapter.identityKeysAreExact, keyBits: keyBits,
+            equal: { aSide, a, bSide, b in
+                adapter.identitiesEqual(aSide == .old ? old[a] : new[a], bSide == .old ? old[b] : new[b])
+            },
+            seededKeys: { oldSeeded, newSeeded in
+                adapter.writeSeededIdentityKeys(of: old, to: oldSeeded) && adapter.writeSeededIdentityKeys(of: new, to: newSeeded)
+            })
+    }
+}
+
+/// Pass 2: how a caller finds the paired rows whose contents changed.
+@usableFromInline
+internal protocol _UpdateMarking {
+    /// Flags the updated pairs of the workspace's last match, in one call to the core.
+    func mark(on workspace: _DiffWorkspace)
+}
+
+/// Updates by the adapter's content equality, pair by pair (inlined per row type).
+@usableFromInline
+internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
+    @usableFromInline let old: UnsafeBufferPointer<Adapter.Row>
+    @usableFromInline let new: UnsafeBufferPointer<Adapter.Row>
+    @usableFromInline let adapter: Adapter
+
+    @inlinable
+    init(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter) {
+        self.old = old
+        self.new = new
+        self.adapter = adapter
+    }
+
+    @inlinable
+    func mark(on workspace: _DiffWorkspace) {
+        let pairing = workspace.newToOld
+        let bits = workspace.updateBitmap()
+        var any = false
+        for newIndex in pairing.indices {
+            let oldIndex = pairing[newIndex]
+            if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+        }
+        if any { workspace.markUpdatedRows(bits) }
+    }
+}
+
+/// Updates by 64-bit content hashes, compared in the core.
+@usableFromInline
+internal struct _HashUpdates: _UpdateMarking {
+    @usableFromInline let old: UnsafeBufferPointer<UInt64>
+    @usableFromInline let new: UnsafeBufferPointer<UInt64>
+
+    @inlinable
+    init(_ old: UnsafeBufferPointer<UInt64>, _ new: UnsafeBufferPointer<UInt64>) {
+        self.old = old
+        self.new = new
+    }
+
+    @inlinable
+    func mark(on workspace: _DiffWorkspace) {
+        workspace.markUpdates(oldContents: old, newContents: new, contentEqual: nil)
+    }
+}
+
+/// No updates (no content to compare).
+@usableFromInline
+internal struct _NoUpdates: _UpdateMarking {
+    @inlinable init() {}
+    @inlinable func mark(on workspace: _DiffWorkspace) {}
+}
+
+/// Runs the passes on `workspace`: pairs `oldKeys` with `newKeys` (verifying as `identities`
+/// says, or taking keys as final when it is nil), marks updates, computes moves and counts
+/// when `finish` names a move mode (nil leaves the workspace matched, for callers that
+/// place rows themselves), and hands the workspace to `read`.
+@inlinable
+internal func _runPasses<Updates: _UpdateMarking, Result>(
+    _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
+    identities: _IdentityCheck?, updates: Updates, finish moves: MoveMode?,
+    read: (_DiffWorkspace, _CoreCounts?) -> Result
+) -> Result {
+    if let identities {
+        _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact, keyBits: identities.keyBits,
+                        identityEqual: identities.equal, seededKeys: identities.seededKeys)
+    } else {
+        workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
+    }
+    updates.mark(on: workspace)
+    return read(workspace, moves.map { workspace.finish($0) })
+}
+
+/// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys
+/// are trusted.
+///
+/// - Exact keys (integer ids): the keys are the identities; nothing is verified.
+/// - Hashed keys: pair by key first, then verify every pair. If all hold, the pairing is
+///   the one exact identities give (a merged hash class whose paired prefixes agree pairs
+///   each identity's k-th occurrences). A failure is a real 64-bit collision: by chance
+///   about once in 2^64 / n² diffs, so in practice crafted against the public hash. The
+///   rows are then re-keyed with `seededKeys` (a per-process secret hash nobody can craft
+///   collisions for) and paired with every key match verified; an adapter without seeded
+///   keys is paired on its own keys, every match verified.
+/// - `keyBits` (testing): keys cut to that many bits, every match verified.
+///
+/// - Parameters:
+///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
+///   - seededKeys: writes seeded keys for both sides; false when the adapter has none.
+@inlinable
+internal func _pairByIdentity(
+    _ workspace: _DiffWorkspace,
+    oldKeys old: UnsafeBufferPointer<UInt64>, newKeys new: UnsafeBufferPointer<UInt64>,
+    exact: Bool, keyBits: Int,
+    identityEqual: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
+    seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
+) {
+    if keyBits != 0 {
+        workspace.match(oldKeys: old, newKeys: new, keyBits: keyBits, identityEqual: identityEqual)
+        return
+    }
+    workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
+    if exact || _allPairsHold(workspace.newToOld, identityEqual) { return }
+    var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
+    let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
+        newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
+    }
+    guard seeded else {
+        // The adapter's own keys collide: slow if many do, as its contract says, but exact.
+        workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
+        return
+    }
+    oldSeeded.withUnsafeBufferPointer { oldBuffer in
+        newSeeded.withUnsafeBufferPointer { newBuffer in
+            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
+        }
+    }
+}
+
+@inlinable
+internal func _allPairsHold(
+    _ pairing: UnsafeBufferPointer<UInt32>, _ identityEqual: (DiffSide, Int, DiffSide, Int) -> Bool
+) -> Bool {
+    for newIndex in pairing.indices {
+        let oldIndex = pairing[newIndex]
+        if oldIndex != _unpaired && !identityEqual(.old, Int(oldIndex), .new, newIndex) {
+            return false
+        }
+    }
+    return true
+}
