@@ -3,7 +3,7 @@
  * The system xxHash when its header is there (found through pkg-config), else the built-in
  * XXH3-64 of xxh3.c, which gives the same hashes; DC_BUILTIN_XXH3 forces the built-in. */
 #include "CDiffCore.h"
-#include "CDiffCoreTesting.h"
+#include "CDiffCoreTesting.h" /* dc_hash_rows, the built-in XXH3 entry points */
 #include "bits.h"
 
 #if !defined(DC_BUILTIN_XXH3) && defined(__has_include)

@@ -3,6 +3,7 @@
  * sub-pass below says what it does and what it relies on from the ones before. */
 #include <string.h>
 
+#include "CDiffCoreTesting.h"
 #include "identity_table.h"
 #include "workspace.h"
 
@@ -235,18 +236,23 @@ static void dc_invert_chain(dc_matcher_t *mt) {
 }
 
 dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input) {
+    return dc_match_weakened(workspace, workspace_size, input, 0);
+}
+
+dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_match_input_t *input,
+                              uint32_t key_bits) {
     if (input == NULL) return DC_ERR_NULL_POINTER;
     const size_t m = input->old_count, n = input->new_count;
     if ((m && input->old_keys == NULL) || (n && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
-    if (input->key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
-    if (input->key_bits != 0 && input->key_bits < 64 && input->identity_equal == NULL) {
+    if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
+    if (key_bits != 0 && key_bits < 64 && input->identity_equal == NULL) {
         return DC_ERR_INVALID_ARGUMENT; /* truncated keys are not exact: they need verifying */
     }
     dc_workspace_t *ws;
     dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
     if (status != DC_OK) return status;
 
-    const uint64_t mask = dc_key_mask(input->key_bits);
+    const uint64_t mask = dc_key_mask(key_bits);
     dc_matcher_t mt = {
         .ws = ws, .m = m, .n = n, .chain = dc_old_to_new(ws), .new_to_old = dc_pairing(ws),
         .old_view = { input->old_keys, mask, DC_SIDE_OLD }, .new_view = { input->new_keys, mask, DC_SIDE_NEW },
@@ -261,7 +267,7 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
     if ((status = dc_pair_in_sequence(&mt)) != DC_OK) return status;    /* 1c */
     if ((status = dc_pair_through_table(&mt)) != DC_OK) return status;  /* 1d */
     dc_invert_chain(&mt);                                      /* 1e */
-    dc_check_matched(ws, input);
+    dc_check_matched(ws, input, mask);
     ws->state = DC_STATE_MATCHED;
     return DC_OK;
 }

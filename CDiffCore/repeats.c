@@ -2,6 +2,7 @@
  * an identity table of the side's rows. */
 #include <string.h>
 
+#include "CDiffCoreTesting.h"
 #include "identity_table.h"
 #include "workspace.h"
 
@@ -12,9 +13,18 @@ size_t dc_repeats_workspace_size(size_t count) {
 
 dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
                             const uint64_t *keys, size_t count, uint32_t side,
-                            dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            dc_equal_fn identity_equal, void *context,
                             uint64_t placement_seed, size_t collision_budget,
                             uint8_t *is_repeat, size_t *repeat_count) {
+    return dc_mark_repeats_weakened(workspace, workspace_size, keys, count, side, identity_equal, context, 0,
+                                    placement_seed, collision_budget, is_repeat, repeat_count);
+}
+
+dc_status_t dc_mark_repeats_weakened(void *workspace, size_t workspace_size,
+                                     const uint64_t *keys, size_t count, uint32_t side,
+                                     dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                                     uint64_t placement_seed, size_t collision_budget,
+                                     uint8_t *is_repeat, size_t *repeat_count) {
     if (count > DC_MAX_ROWS) return DC_ERR_TOO_MANY_ROWS;
     if (key_bits > 64 || side > DC_SIDE_NEW) return DC_ERR_INVALID_ARGUMENT;
     if (key_bits != 0 && key_bits < 64 && identity_equal == NULL) return DC_ERR_INVALID_ARGUMENT;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "CDiffCore.h"
+#include "CDiffCoreTesting.h"
 #include "reference_differ.h"
 
 typedef struct fuzz_rows {
@@ -101,10 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(raw);
         }
     }
+    const uint32_t key_bits = key_kind == 2 ? (uint32_t)(1 + options % 3) : 0;
     dc_match_input_t match = {
         keys[0], m, keys[1], n,
         key_kind == 0 ? NULL : ids_equal, &rows,
-        key_kind == 2 ? (uint32_t)(1 + options % 3) : 0,
         dc_hash_bytes(data, size), /* placement seed: results must not depend on it */
         0,
     };
@@ -112,19 +113,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // The workspace: one byte too small is refused; the exact size is enough.
     size_t workspace_size = dc_diff_workspace_size(m, n);
     void *workspace = exact_block(workspace_size);
-    if (workspace_size >= 8 && dc_match(workspace, workspace_size - 1, &match) != DC_ERR_WORKSPACE_TOO_SMALL) {
+    if (workspace_size >= 8 && dc_match_weakened(workspace, workspace_size - 1, &match, key_bits) != DC_ERR_WORKSPACE_TOO_SMALL) {
         fail("a workspace one byte too small was not refused", data, size, NULL, NULL);
     }
     if (key_kind == 2) {
         // Collisions everywhere: a tiny budget must either hold or stop the pass cleanly,
         // and the workspace must take the next match as if nothing happened.
         match.collision_budget = 2;
-        dc_status_t bounded = dc_match(workspace, workspace_size, &match);
+        dc_status_t bounded = dc_match_weakened(workspace, workspace_size, &match, key_bits);
         if (bounded != DC_OK && bounded != DC_ERR_TOO_MANY_COLLISIONS) fail("a budgeted dc_match failed", data, size, NULL, NULL);
         if (bounded != DC_OK && dc_new_to_old(workspace) != NULL) fail("a stopped match left a pairing", data, size, NULL, NULL);
         match.collision_budget = 0;
     }
-    if (dc_match(workspace, workspace_size, &match) != DC_OK) fail("dc_match failed", data, size, NULL, NULL);
+    if (dc_match_weakened(workspace, workspace_size, &match, key_bits) != DC_OK) fail("dc_match failed", data, size, NULL, NULL);
     if (dc_mark_updates_by_hash(workspace, content_hashes[0], content_hashes[1],
                                 key_kind == 1 ? contents_equal : NULL, &rows) != DC_OK) {
         fail("dc_mark_updates_by_hash failed", data, size, NULL, NULL);
@@ -166,8 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint8_t *flags = exact_block(counts[side]);
         unsigned char *expected = exact_block(counts[side]);
         size_t repeat_count = 0;
-        if (dc_mark_repeats(repeats_workspace, repeats_size, keys[side], counts[side], (uint32_t)side,
-                            match.identity_equal, &rows, match.key_bits, match.placement_seed, 0,
+        if (dc_mark_repeats_weakened(repeats_workspace, repeats_size, keys[side], counts[side], (uint32_t)side,
+                            match.identity_equal, &rows, key_bits, match.placement_seed, 0,
                             flags, &repeat_count) != DC_OK) {
             fail("dc_mark_repeats failed", data, size, NULL, NULL);
         }

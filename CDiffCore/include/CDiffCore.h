@@ -44,7 +44,7 @@ typedef enum dc_status {
     DC_ERR_WORKSPACE_TOO_SMALL = 3,  /* smaller than dc_diff_workspace_size() / dc_repeats_workspace_size() */
     DC_ERR_WORKSPACE_MISALIGNED = 4, /* the workspace is not 8-byte aligned */
     DC_ERR_CAPACITY_TOO_SMALL = 5,   /* an output buffer of dc_read() is smaller than its count */
-    DC_ERR_INVALID_ARGUMENT = 6,     /* an unknown move mode, a key-bit count over 64, an index out of range, bad offsets */
+    DC_ERR_INVALID_ARGUMENT = 6,     /* an unknown move mode, an index out of range, bad offsets or bitmaps */
     DC_ERR_WRONG_STATE = 7,          /* a pass called out of order (e.g. dc_read() before dc_finish()) */
     DC_ERR_TOO_MANY_COLLISIONS = 8,  /* more failed identity checks than collision_budget allows: many
                                       * distinct identities share keys; re-key them with a seeded hash */
@@ -68,13 +68,6 @@ uint64_t dc_hash_bytes_seeded(const void *bytes, size_t length, uint64_t seed);
 /* The hash of a pair of hashes: XXH3-64 over the 16 bytes of `first` then `second`,
  * each little-endian. Multi-field identities and contents fold their fields with it. */
 uint64_t dc_hash_combine(uint64_t first, uint64_t second);
-
-/* Hashes `row_count` rows stored back to back in `bytes`: row i is
- * bytes[offsets[i] ..< offsets[i + 1]], so `offsets` holds row_count + 1 entries,
- * non-decreasing, the last at most `byte_count`. Writes `row_count` hashes to `out_hashes`. */
-dc_status_t dc_hash_rows(const uint8_t *bytes, size_t byte_count,
-                         const uint64_t *offsets, size_t row_count,
-                         uint64_t *out_hashes);
 
 /* A byte range [offset, offset + length) of a buffer. */
 typedef struct dc_span {
@@ -117,9 +110,6 @@ typedef struct dc_match_input {
      * Otherwise keys are hashes and rows with equal keys are paired only if this says so. */
     dc_equal_fn identity_equal;
     void *context; /* passed to identity_equal */
-    /* Testing: 0 uses all 64 bits of each key; 1...63 keeps only that many low bits, so
-     * that collisions are common. Requires identity_equal. */
-    uint32_t key_bits;
     /* Where keys land in the identity table is a keyed mix of the key and this value. Give
      * a secret random value (one per process is enough) so that nobody who does not know it
      * can craft keys that share probe sequences. Results never depend on it; time does. */
@@ -231,11 +221,11 @@ size_t dc_repeats_workspace_size(size_t count);
 
 /* Sets is_repeat[i] to 1 when an earlier row of the same side has row i's identity and to 0
  * otherwise; stores the number of repeats in *repeat_count. `identity_equal` (both sides
- * `side`) verifies equal keys, as in dc_match_input_t; `key_bits`, `placement_seed` and
+ * `side`) verifies equal keys, as in dc_match_input_t; `placement_seed` and
  * `collision_budget` as there. */
 dc_status_t dc_mark_repeats(void *workspace, size_t workspace_size,
                             const uint64_t *keys, size_t count, uint32_t side,
-                            dc_equal_fn identity_equal, void *context, uint32_t key_bits,
+                            dc_equal_fn identity_equal, void *context,
                             uint64_t placement_seed, size_t collision_budget,
                             uint8_t *is_repeat, size_t *repeat_count);
 

@@ -2,6 +2,7 @@
 // inlinable engine reaches it through @usableFromInline entry points whose signatures
 // use Swift types only, and every pointer handed to C lives only inside the call.
 internal import CDiffCore
+internal import CDiffCore.Testing
 
 @usableFromInline
 internal let _unpaired: UInt32 = DC_UNPAIRED
@@ -161,9 +162,11 @@ internal final class _DiffWorkspace {
             var input = dc_match_input_t(
                 old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
                 new_keys: newKeys.baseAddress, new_count: newKeys.count,
-                identity_equal: function, context: context, key_bits: UInt32(keyBits),
+                identity_equal: function, context: context,
                 placement_seed: _placementSeed, collision_budget: collisionBudget)
-            return dc_match(workspace, capacity, &input)
+            // Weakened keys are a testing knob, fenced in the core's Testing submodule.
+            return keyBits == 0 ? dc_match(workspace, capacity, &input)
+                : dc_match_weakened(workspace, capacity, &input, UInt32(keyBits))
         }
         if status == DC_ERR_TOO_MANY_COLLISIONS { return false }
         _check(status, "dc_match")
@@ -288,10 +291,10 @@ internal func _markRepeats(
     let status = _withScratch(dc_repeats_workspace_size(keys.count)) { workspace, size in
         _withEquality(identityEqual) { function, context in
             flags.withUnsafeMutableBufferPointer { flagBuffer in
-                dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
-                                UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
-                                function, context, UInt32(keyBits), _placementSeed, collisionBudget,
-                                flagBuffer.baseAddress, &repeats)
+                dc_mark_repeats_weakened(workspace, size, keys.baseAddress, keys.count,
+                                         UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
+                                         function, context, UInt32(keyBits), _placementSeed, collisionBudget,
+                                         flagBuffer.baseAddress, &repeats)
             }
         }
     }

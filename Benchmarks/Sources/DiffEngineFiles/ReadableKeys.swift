@@ -23,8 +23,8 @@ public enum ReadableKey {
     private static func csvField(_ bytes: ArraySlice<UInt8>) -> String {
         let text = String(decoding: bytes, as: UTF8.self)
         let needsQuotes = text.isEmpty || text.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0.value < 0x20 || $0 == " " }
-        let escaped = escapingControls(needsQuotes ? text.replacingOccurrences(of: "\"", with: "\"\"") : text)
-        return needsQuotes ? "\"" + escaped + "\"" : escaped
+        guard needsQuotes else { return escapingControls(text) }
+        return "\"" + escapingControls(text, doubling: "\"") + "\""
     }
 
     /// A JSON key: the key members' values as JSON text, joined by commas.
@@ -109,13 +109,27 @@ public enum ReadableKey {
     }
 
     private static func jsonString(_ text: String) -> String {
-        "\"" + escapingControls(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")) + "\""
+        "\"" + escapingControls(text, backslashing: ["\\", "\""]) + "\""
     }
 
-    /// Line breaks, tabs and other control characters as escapes, so a key stays on one line.
-    public static func escapingControls(_ text: String) -> String {
+    /// Line breaks, tabs and other control characters as escapes, so a key stays on one line;
+    /// `doubling` is written twice (CSV's quote) and each of `backslashing` after a backslash
+    /// (JSON's). Scalar by scalar: a backslash or quote followed by a combining mark is one
+    /// `Character`, which string-level replacement would miss.
+    public static func escapingControls(_ text: String, doubling: Unicode.Scalar? = nil,
+                                        backslashing: Set<Unicode.Scalar> = []) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
+            if scalar == doubling {
+                out.unicodeScalars.append(scalar)
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            if backslashing.contains(scalar) {
+                out += "\\"
+                out.unicodeScalars.append(scalar)
+                continue
+            }
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"

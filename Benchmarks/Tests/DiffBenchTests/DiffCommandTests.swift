@@ -192,4 +192,20 @@ struct FileFixture {
         #expect(changes.oldCount == 20_001 && changes.newCount == 1)
         #expect(changes.deletions == Array(0..<20_000) && changes.insertions.isEmpty && changes.moves.isEmpty)
     }
+
+    /// fuzz_json found it: a backslash followed by a combining mark (U+05BD) is one
+    /// `Character`, so escaping by string replacement missed the backslash and printed a key
+    /// that is not JSON. Escaping now goes scalar by scalar, for CSV quotes too.
+    @Test func fuzzerDiscovered01BackslashBeforeCombiningMark() throws {
+        // The id is: backslash, U+05BD, "d0", quote, U+0301 (the JSON text escapes both).
+        let json = "{\"id\":\"\\\\\u{5BD}d0\\\"\u{301}\"}"
+        var documents = JSONDocuments(keys: ["id"])
+        let row = try documents.append(json: json)
+        let printed = ReadableKey.json(documents.canonicalBytes[row.identity])
+        var again = JSONDocuments(keys: ["id"])
+        let reparsed = try again.append(json: "{\"id\":" + printed + "}")
+        #expect(Array(again.canonicalBytes[reparsed.identity]) == Array(documents.canonicalBytes[row.identity]), "\(printed)")
+        let csv = ReadableKey.csv(Array("a\"\u{301}b".utf8)[...], columns: 1)
+        #expect(csv == "\"a\"\"\u{301}b\"")
+    }
 }
