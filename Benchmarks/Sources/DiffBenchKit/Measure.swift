@@ -64,13 +64,15 @@ func milliseconds(_ duration: Duration) -> Double {
     return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
 }
 
-/// Times `body` `runs` times after `warmup` runs; returns the sorted times in ms.
-func time(runs: Int, warmup: Int, _ body: () -> Any) -> [Double] {
+/// Times `body` `runs` times after `warmup` runs, calling `beforeEach` (untimed) before
+/// each timed run; returns the sorted times in ms.
+func time(runs: Int, warmup: Int, beforeEach: (() -> Void)? = nil, _ body: () -> Any) -> [Double] {
     for _ in 0..<warmup { blackHole(body()) }
     let clock = ContinuousClock()
     var times: [Double] = []
     times.reserveCapacity(runs)
     for _ in 0..<runs {
+        beforeEach?()
         var result: Any?
         let elapsed = clock.measure { result = body() }
         blackHole(result)
@@ -96,4 +98,20 @@ func heapUse(_ body: () -> Any) -> (peak: Int64, allocations: Int64)? {
 func median(_ sorted: [Double]) -> Double {
     let middle = sorted.count / 2
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// A buffer larger than any last-level cache this benchmark meets, to push the diff's data
+/// out of the caches between cold runs.
+nonisolated(unsafe) private var evictionBuffer = [UInt64](repeating: 1, count: 8 << 20) // 64 MiB
+
+/// Reads and writes every cache line of the eviction buffer.
+func evictCaches() {
+    evictionBuffer.withUnsafeMutableBufferPointer { buffer in
+        var sum: UInt64 = 0
+        for index in stride(from: 0, to: buffer.count, by: 8) { // one 64-byte line a step
+            sum &+= buffer[index]
+            buffer[index] = sum
+        }
+        blackHole(sum)
+    }
 }

@@ -27,6 +27,9 @@ public struct RunCommand: ParsableCommand {
     @Option(help: "Also write the measurements as JSON to this file.")
     var json: String?
 
+    @Flag(help: "Cold calls: before each timed run, touch a 64 MiB buffer (larger than the last-level cache) so that the diff starts with cold caches, as an app's occasional diff does.")
+    var cold = false
+
     public func validate() throws {
         if let runs, runs < 1 { throw ValidationError("--runs must be at least 1") }
         if let size, parseList(size).contains(where: { Int($0) == nil }) {
@@ -90,7 +93,9 @@ public struct RunCommand: ParsableCommand {
                 }
                 let engineRuns = engine.name == .reference || engine.name == .collectionDifference ? Swift.min(runCount, 11) : runCount
                 progress("\(scenario.name): \(engine.name.rawValue): timing \(engineRuns) runs")
-                let times = time(runs: engineRuns, warmup: engineRuns > 5 ? 2 : 1, engine.run)
+                var eviction: (() -> Void)?
+                if cold { eviction = { evictCaches() } }
+                let times = time(runs: engineRuns, warmup: engineRuns > 5 ? 2 : 1, beforeEach: eviction) { engine.run() as Any }
                 measurement.runs = engineRuns
                 measurement.medianMilliseconds = median(times)
                 measurement.minMilliseconds = times.first
