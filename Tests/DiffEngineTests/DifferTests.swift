@@ -8,7 +8,7 @@ enum DifferState: CustomStringConvertible, CaseIterable {
 
     func make<Adapter: ContentHashingAdapter & IdentifyingAdapter>(_ adapter: Adapter, moves: MoveMode) -> Differ<Adapter> {
         switch self {
-        case .previousSnapshot: Differ(adapter: adapter, moves: moves)
+        case .previousSnapshot: Differ(keepingPreviousSnapshotOf: adapter, moves: moves)
         case .hashesOnly: Differ(keepingOnlyHashesOf: adapter, moves: moves)
         case .hashesAndIdentities: Differ(keepingOnlyHashesOf: adapter, moves: moves, keepsIdentities: true)
         }
@@ -72,7 +72,7 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
         var generator = SeededGenerator(seed: 0x51DE_5DE5)
         var missedByHashes = 0
         for _ in 0..<200 {
-            let differ = Differ(adapter: IdentifiableAdapter<IDHashedModel>(), moves: mode)
+            let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<IDHashedModel>(), moves: mode)
             let hashing = Differ(keepingOnlyHashesOf: IdentifiableAdapter<IDHashedModel>(), moves: mode)
             var previous: [IDHashedModel] = []
             for _ in 0..<8 {
@@ -94,7 +94,7 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
 
     /// `Identifiable & Equatable` rows that are not `Hashable` work with the default differ.
     @Test func equatableOnlyRows() {
-        let differ = Differ(adapter: IdentifiableAdapter<Car>())
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Car>())
         let first = differ.diff([Car(id: 1, color: "blue", mileage: 10)])
         let next = differ.diff([Car(id: 1, color: "blue", mileage: 12), Car(id: 2, color: "red", mileage: 0)])
         #expect(first.isInitial && first.changeset.insertions == [0])
@@ -103,7 +103,7 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
     }
 
     @Test func initialResetAndKeptBytes() {
-        let differ = Differ(adapter: IdentifiableAdapter<TestRow>())
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())
         let rows = [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0)]
         #expect(differ.diff(rows) == DifferUpdate(changeset: Changeset(oldCount: 0, newCount: 2, insertions: [0, 1]), isInitial: true, deletedIdentities: []))
         #expect(!differ.diff(rows).changeset.hasChanges)

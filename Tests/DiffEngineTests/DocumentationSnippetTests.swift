@@ -186,7 +186,7 @@ struct Car: Identifiable, Equatable, Sendable {
         let snapshot2 = [Car(id: 2, color: "blue", mileage: 7), Car(id: 3, color: "blue", mileage: 0)]
         // snippet
         // Keeps the previous snapshot (shared with your array) and compares rows with ==:
-        let differ = Differ(adapter: IdentifiableAdapter<Car>())
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Car>())
         let first = differ.diff(snapshot1)     // first.isInitial: every row inserted
         let next = differ.diff(snapshot2)      // next.changeset, next.deletedIdentities
         // 16 bytes a row instead, for adapters whose content hash covers every compared field:

@@ -134,7 +134,7 @@ func craftedScenario(size: Int, seed: UInt64) -> (old: [CraftedRow], new: [Craft
     func differWithCraftedIdentities(hashesOnly: Bool) {
         let differ = hashesOnly
             ? Differ(keepingOnlyHashesOf: IdentifiableAdapter<CraftedRow>(), keepsIdentities: true)
-            : Differ(adapter: IdentifiableAdapter<CraftedRow>())
+            : Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<CraftedRow>())
         var previous: [CraftedRow] = []
         for step in 0..<4 {
             let (_, next) = craftedScenario(size: 1_500, seed: UInt64(100 + step))

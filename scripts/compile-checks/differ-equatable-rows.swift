@@ -3,5 +3,5 @@
 import DiffEngine
 
 struct Car: Identifiable, Equatable { var id: Int; var color: String; var mileage: Int }
-let differ = Differ(adapter: IdentifiableAdapter<Car>())
+let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Car>())
 _ = differ.diff([Car(id: 1, color: "blue", mileage: 10)])

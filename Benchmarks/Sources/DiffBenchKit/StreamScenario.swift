@@ -120,11 +120,11 @@ func measureStream(
 /// the one-shot diff of each pair of consecutive snapshots, the baseline a differ must beat.
 let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changeset)] = [
     (.differKeypath, {
-        let differ = Differ(adapter: KeyPathAdapter(identity: \Row.id, content: \.value))
+        let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \Row.id, content: \.value))
         return { differ.diff($0).changeset }
     }),
     (.differIdentifiable, {
-        let differ = Differ(adapter: IdentifiableAdapter<Row>())
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Row>())
         return { differ.diff($0).changeset }
     }),
     (.differKeypathHashes, {

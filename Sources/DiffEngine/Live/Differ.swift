@@ -38,18 +38,21 @@ extension IdentifiableAdapter: ContentHashingAdapter where Element: Hashable {}
 ///
 /// ```swift
 /// struct Car: Identifiable, Equatable { var id: Int; var color: String; var mileage: Int }
-/// let differ = Differ(adapter: IdentifiableAdapter<Car>())
+/// let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Car>())
 /// let first = differ.diff([Car(id: 1, color: "blue", mileage: 10)])
 /// let next = differ.diff([Car(id: 1, color: "blue", mileage: 12), Car(id: 2, color: "red", mileage: 0)])
 /// // first.isInitial; next.changeset.updates == [IndexPair(old: 0, new: 0)], insertions == [1]
 /// ```
 ///
-/// By default it keeps the previous snapshot — the array you passed, shared copy-on-write,
-/// so it costs nothing while you keep that array, and a copy of it (the rows' stride a row)
-/// once you change it — plus each row's 8-byte identity key, and compares the contents of
-/// paired rows with the adapter's equality (`==` for `Identifiable` rows), exactly as a
-/// one-shot diff does. `init(keepingOnlyHashesOf:moves:keepsIdentities:)` keeps 16 bytes a
-/// row instead (content hashes), for adapters whose content hash covers every compared field.
+/// What it keeps between calls is the caller's choice, made by name:
+/// - `init(keepingPreviousSnapshotOf:moves:)` keeps the previous snapshot — the array you
+///   passed, shared copy-on-write, so it costs nothing while you keep that array, and a copy
+///   of it (the rows' stride a row) once you change it — plus each row's 8-byte identity key,
+///   and compares paired rows with the adapter's equality (`==` for `Identifiable` rows),
+///   exactly as a one-shot diff does;
+/// - `init(keepingOnlyHashesOf:moves:keepsIdentities:)` keeps 16 bytes a row (identity key
+///   and content hash), never the rows, for adapters whose content hash covers every field
+///   their equality compares.
 ///
 /// - Note: Not thread-safe: use one differ from one task or queue at a time. It reuses its
 ///   buffers and workspace, so a steady stream of diffs allocates only the results.
@@ -78,10 +81,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
     /// adapter's equality: its answers equal a one-shot diff's for every adapter.
+    ///
+    /// It keeps the rows: the array each `diff(_:)` gets, shared copy-on-write — nothing
+    /// while you keep that array, the rows' stride a row once you change it — plus an 8-byte
+    /// identity key a row (``keptBytesPerRow``).
     /// - Parameters:
     ///   - adapter: how to read identity and content of a row.
     ///   - moves: how moves are reported.
-    public init(adapter: Adapter, moves: MoveMode = .minimal) {
+    public init(keepingPreviousSnapshotOf adapter: Adapter, moves: MoveMode = .minimal) {
         self.adapter = adapter
         self.moves = moves
         keepsOnlyHashes = false

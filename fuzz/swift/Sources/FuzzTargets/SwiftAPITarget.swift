@@ -178,7 +178,7 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
         // Alternating by the split byte: the default differ (previous snapshot kept, compared
         // with ==, identities verified, also under weakened hashes) and hash-only state.
         let differ = split % 2 == 0
-            ? Differ(adapter: IdentifiableAdapter<TestRow>(), moves: moves)
+            ? Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: moves)
             : Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
         differ.weakenedIdentityHashBits = weakBits
         var previous: [TestRow] = []
