@@ -4,7 +4,9 @@
 # hidden for the duration (restored on exit), PKG_CONFIG_PATH names the scratch prefix (SwiftPM
 # reads .pc files itself and looks there first), and
 # the hashing tests must find the system xxHash in use (not the built-in fallback).
-# Needs root (it renames /usr/include/xxhash.h) and pkg-config.
+# Needs root (it renames /usr/include/xxhash.h) and pkg-config. Run it alone: a build on the
+# same machine while the header is hidden falls back to the built-in XXH3 (same hashes), and
+# an incremental build keeps that object until hash.c is recompiled — `make test` catches it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 system_header=/usr/include/xxhash.h

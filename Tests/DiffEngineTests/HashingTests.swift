@@ -44,8 +44,10 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
-    /// CI sets DIFFENGINE_EXPECTED_XXH3 (`system` or `builtin`) for the build it makes, so a
-    /// build that silently fell back to the other hash fails here.
+    /// `make test`, `make test-builtin-xxh3` and the pkg-config check set
+    /// DIFFENGINE_EXPECTED_XXH3 (`system` or `builtin`) from what the build must find, so a
+    /// build that silently fell back to the other hash fails here. (A bare `swift test` does
+    /// not know what to expect and checks nothing here.)
     @Test func theExpectedXXH3IsInUse() {
         guard let expected = ProcessInfo.processInfo.environment["DIFFENGINE_EXPECTED_XXH3"] else { return }
         #expect(expected == (dc_uses_builtin_xxh3() != 0 ? "builtin" : "system"))
