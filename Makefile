@@ -5,7 +5,9 @@ SWIFT_CLANG ?= $(dir $(realpath $(shell command -v swift)))clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+PREFIX ?= /usr/local
+
+.PHONY: install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -56,6 +58,17 @@ check-symbols: deps
 # A build that finds xxHash only through pkg-config (needs root: hides the system header).
 check-pkgconfig: deps
 	bash scripts/check-pkgconfig.sh
+
+# The `diffengine` CLI with the Swift runtime linked in, copied to PREFIX/bin.
+install: deps
+	swift build -c release --package-path Benchmarks --scratch-path .build-install --product diffengine --static-swift-stdlib
+	install -d "$(PREFIX)/bin"
+	install -m 755 .build-install/release/diffengine "$(PREFIX)/bin/diffengine"
+	@echo "installed $(PREFIX)/bin/diffengine"
+
+# diffengine, csv-diff and daff (from PyPI, into a scratch venv) on one generated 20,000-row pair.
+compare-tools: deps
+	bash Benchmarks/compare/compare-tools.sh
 
 bench: deps
 	swift run -c release --package-path Benchmarks diffbench

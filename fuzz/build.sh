@@ -23,7 +23,7 @@ for harness in fuzz/fuzz_*.c; do
 done
 
 # The Swift harnesses: the public API and the parsers of untrusted input.
-for name in fuzz_swift_api fuzz_csv fuzz_json; do
+for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     echo "fuzz/build: $name"
     swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift" \
         --product "$name" --sanitize=fuzzer --sanitize=address

@@ -9,7 +9,7 @@ OUT=.build-fuzz
 
 harnesses=()
 for source in fuzz/fuzz_*.c; do harnesses+=("$(basename "$source" .c)"); done
-harnesses+=(fuzz_swift_api fuzz_csv fuzz_json)
+harnesses+=(fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl)
 
 for name in "${harnesses[@]}"; do
     binary="$OUT/$name"

@@ -20,6 +20,12 @@ internal func _secretHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
     dc_hash_bytes_seeded(bytes.baseAddress, bytes.count, _rekeyingSeed)
 }
 
+/// XXH3-64 of `bytes` with the caller's seed.
+@usableFromInline
+internal func _seededHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    dc_hash_bytes_seeded(bytes.baseAddress, bytes.count, seed)
+}
+
 private let _rekeyingSeed: UInt64 = UInt64.random(in: .min ... .max)
 
 /// How many identity checks may fail (equal keys, distinct identities) in one pass over

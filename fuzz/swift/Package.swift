@@ -5,8 +5,8 @@ import PackageDescription
 //   fuzz_NAME          with --sanitize=fuzzer --sanitize=address (libFuzzer supplies main)
 //   fuzz_NAME_replay   with --sanitize=address, replaying corpus folders
 // swift_api: the public diff API against the naive reference; csv and json: the parsers
-// of untrusted input (the CSV reader and the JSON canonicaliser).
-let harnesses = ["fuzz_swift_api", "fuzz_csv", "fuzz_json"]
+// of untrusted input (the CSV reader and the JSON canonicaliser); jsonl: the JSON Lines reader.
+let harnesses = ["fuzz_swift_api", "fuzz_csv", "fuzz_json", "fuzz_jsonl"]
 
 let package = Package(
     name: "DiffEngineFuzz",
@@ -20,6 +20,7 @@ let package = Package(
             .product(name: "DiffEngine", package: "DiffEngine"),
             .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
             .product(name: "DiffEngineFiles", package: "DiffEngineBenchmarks"),
+            .product(name: "DiffEngineCommand", package: "DiffEngineBenchmarks"),
         ]),
     ] + harnesses.flatMap { name in [
         .executableTarget(name: name, dependencies: ["FuzzTargets"]),

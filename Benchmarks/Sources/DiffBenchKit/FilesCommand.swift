@@ -1,17 +1,19 @@
 import ArgumentParser
 import DiffEngine
+import DiffEngineCommand
 import DiffEngineTestSupport
 import Foundation
 
 /// `diffbench files`: generates two CSV files and two JSON Lines files of the same rows
-/// (10% deleted, 10% inserted, 2% moved, 2% updated), times the whole
-/// `diffbench diff OLD NEW --key id` command on each pair, and checks its output.
+/// (10% deleted, 10% inserted, 2% moved, 2% updated), times `diffengine OLD NEW --key id`
+/// end to end in each output format, reports its peak memory against the inputs' size, and
+/// checks its answer.
 public struct FilesCommand: ParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
         commandName: "files",
-        abstract: "Time `diffbench diff` end to end on generated CSV and JSON Lines files, and verify its output."
+        abstract: "Time `diffengine` end to end on generated CSV and JSON Lines files, with its peak memory, and verify its output."
     )
 
     @Option(help: "Rows per file.")
@@ -32,52 +34,48 @@ public struct FilesCommand: ParsableCommand {
         let folder = directory ?? NSTemporaryDirectory() + "diffbench-files-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("diffengine").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError("diffengine is not built beside diffbench: swift build -c release --package-path Benchmarks")
+        }
 
         progress("files: generating \(rows) rows a file in \(folder)")
         let (old, new) = makeFileRows(count: rows)
         var failed = false
-        var lines = ["format  rows       file MB   median s     min s     max s  verified"]
-        for format in FileFormat.allCases {
-            let oldPath = "\(folder)/old.\(format.rawValue)", newPath = "\(folder)/new.\(format.rawValue)"
+        var lines = ["input   output    rows      inputs MB  median s    min s    max s  peak MB  peak/inputs  verified"]
+        for format in [TableFormat.csv, .jsonLines] {
+            let name = format == .csv ? "csv" : "jsonl"
+            let oldPath = "\(folder)/old.\(name)", newPath = "\(folder)/new.\(name)"
             try Data(render(old, format)).write(to: URL(fileURLWithPath: oldPath))
             try Data(render(new, format)).write(to: URL(fileURLWithPath: newPath))
-            let megabytes = Double((try FileManager.default.attributesOfItem(atPath: oldPath)[.size] as? Int) ?? 0) / 1e6
-            var times: [Double] = []
-            var output = Data()
-            for run in 0..<runs {
-                progress("files: \(format.rawValue) run \(run + 1) of \(runs)")
-                let (seconds, stdout, status) = try runDiff(oldPath, newPath)
-                guard status == 0 else {
-                    throw ValidationError("diffbench diff exited with \(status) on \(format.rawValue) files")
+            let inputBytes = try [oldPath, newPath].reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+            for output in ["indexes", "summary", "json"] {
+                var times: [Double] = [], peaks: [Int] = []
+                let outPath = "\(folder)/out.\(output)"
+                for run in 0..<runs {
+                    progress("files: \(name) --format \(output) run \(run + 1) of \(runs)")
+                    let measured = try spawnMeasured(executable, [oldPath, newPath, "--key", "id", "--format", output], stdout: outPath)
+                    guard measured.status == 1 else {
+                        throw ValidationError("diffengine exited with \(measured.status) on \(name) files (expected 1: they differ)")
+                    }
+                    times.append(measured.seconds)
+                    peaks.append(measured.peakBytes)
                 }
-                times.append(seconds)
-                output = stdout
+                let problems = output == "indexes" ? verify(try Data(contentsOf: URL(fileURLWithPath: outPath)), old: old, new: new) : []
+                failed = failed || !problems.isEmpty
+                times.sort()
+                let peak = peaks.max()!
+                let verdict = output != "indexes" ? "-" : problems.isEmpty ? "ok" : "FAIL: \(problems.prefix(2).joined(separator: "; "))"
+                lines.append(name.padding(toLength: 8, withPad: " ", startingAt: 0)
+                             + output.padding(toLength: 10, withPad: " ", startingAt: 0)
+                             + String(rows).padding(toLength: 10, withPad: " ", startingAt: 0)
+                             + String(format: "%9.1f %9.3f %8.3f %8.3f %8.1f %12.2f  ", Double(inputBytes) / 1e6, median(times),
+                                      times.first!, times.last!, Double(peak) / 1e6, Double(peak) / Double(inputBytes)) + verdict)
             }
-            let problems = verify(output, old: old, new: new)
-            failed = failed || !problems.isEmpty
-            times.sort()
-            let verdict = problems.isEmpty ? "ok" : "FAIL: \(problems.prefix(2).joined(separator: "; "))"
-            lines.append(format.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-                         + String(rows).padding(toLength: 10, withPad: " ", startingAt: 0)
-                         + String(format: "%8.1f %10.3f %9.3f %9.3f  ", megabytes, median(times), times.first!, times.last!) + verdict)
         }
         print(lines.joined(separator: "\n"))
         if failed { throw ExitCode(1) }
-    }
-
-    /// Runs this executable's `diff` subcommand and returns its wall time, stdout and status.
-    func runDiff(_ old: String, _ new: String) throws -> (Double, Data, Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["diff", old, new, "--key", "id"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let start = ContinuousClock.now
-        try process.run()
-        let stdout = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let seconds = milliseconds(ContinuousClock.now - start) / 1000
-        return (seconds, stdout, process.terminationStatus)
     }
 
     func verify(_ output: Data, old: [FileRow], new: [FileRow]) -> [String] {
@@ -89,6 +87,27 @@ public struct FilesCommand: ParsableCommand {
         return checkPairing(changes, implied: application.implied, mode: .minimal,
                             reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==))
     }
+}
+
+/// Runs a program with its standard output in `stdout`; returns its exit status, wall time
+/// and peak resident memory (from `wait4`).
+func spawnMeasured(_ executable: String, _ arguments: [String], stdout: String) throws -> (status: Int32, seconds: Double, peakBytes: Int) {
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = ContinuousClock.now
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw ValidationError("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let seconds = milliseconds(ContinuousClock.now - start) / 1000
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exitStatus, seconds, usage.ru_maxrss * 1024)
 }
 
 /// A row of the generated files: about 100 bytes of CSV, some fields needing quotes.
@@ -120,7 +139,7 @@ func makeFileRows(count: Int) -> (old: [FileRow], new: [FileRow]) {
     return (old, new)
 }
 
-func render(_ rows: [FileRow], _ format: FileFormat) -> [UInt8] {
+func render(_ rows: [FileRow], _ format: TableFormat) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(rows.count * 128)
     func csvField(_ text: String) -> String {
@@ -128,12 +147,12 @@ func render(_ rows: [FileRow], _ format: FileFormat) -> [UInt8] {
     }
     func jsonString(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
     switch format {
-    case .csv:
+    case .delimited:
         out.append(contentsOf: "id,name,email,city,amount,note\n".utf8)
         for row in rows {
             out.append(contentsOf: "\(row.id),\(csvField(row.name)),\(row.email),\(csvField(row.city)),\(row.amount),\(csvField(row.note))\n".utf8)
         }
-    case .jsonl:
+    case .jsonLines:
         for row in rows {
             out.append(contentsOf: "{\"id\":\(row.id),\"name\":\(jsonString(row.name)),\"email\":\(jsonString(row.email)),\"city\":\(jsonString(row.city)),\"amount\":\(row.amount),\"note\":\(jsonString(row.note))}\n".utf8)
         }

@@ -1,4 +1,5 @@
 import DiffEngine
+import DiffEngineCommand
 import DiffEngineTestSupport
 import Dispatch
 import Foundation
@@ -96,16 +97,13 @@ let hostileCases: [HostileCase] = [
         }
         return (workload(descending: true), workload(descending: false))
     }, runs: 11),
-    HostileCase(name: "hostile-csv-blank", summary: "a one-column CSV of 200,000 blank lines then a row vs 200,000 one-character rows", make: {
-        func workload(_ body: String) -> HostileWorkload {
-            let text = Array(("id\n" + body + "x\n").utf8)
-            let run = { () -> FileRows? in
-                var bytes = text
-                return try? CSVReader(keys: ["id"]).read(&bytes, 0..<text.count, file: "blank.csv")
-            }
-            return HostileWorkload(run: run) { run()?.rows.count == 200_001 ? [] : ["read \(run()?.rows.count ?? -1) rows"] }
+    HostileCase(name: "hostile-csv-blank", summary: "diffengine on a one-column CSV of 200,000 blank lines then a row vs 200,000 one-character rows", make: {
+        func workload(_ body: String, rows: Int) -> HostileWorkload {
+            let path = hostileFile("blank-\(rows).csv", Array(("id\n" + body + "x\n").utf8))
+            let run = { () -> Changeset? in tableDiff(path, path) }
+            return HostileWorkload(run: run) { run()?.oldCount == rows ? [] : ["read \(run()?.oldCount ?? -1) rows"] }
         }
-        return (workload(String(repeating: "\n", count: 200_000)), workload(String(repeating: "a\n", count: 200_000)))
+        return (workload(String(repeating: "\n", count: 200_000), rows: 1), workload(String(repeating: "a\n", count: 200_000), rows: 200_001))
     }, runs: 11),
     HostileCase(name: "hostile-observers", summary: "8 producers × 20,000 updates: last delivery after the producers stop, 1,000 observers vs 10", make: {
         func workload(observers: Int) -> HostileWorkload {
@@ -167,34 +165,38 @@ func craftedKeys(_ count: Int, canonicalJSON: Bool) -> [String] {
     return keys
 }
 
-/// A keyed table diff as `diffbench diff` runs it, from the text of two files: read, then
-/// diff by the `id` column (CSV) or member (JSON Lines).
+/// A keyed table diff as `diffengine` runs it, on two files holding the given text,
+/// keyed by the `id` column (CSV) or member (JSON Lines).
 func keyedFileWorkload(old: [UInt8], new: [UInt8], json: Bool, expectedRows: (Int, Int)) -> HostileWorkload {
-    let run = { () -> Changeset? in
-        if json {
-            var documents = JSONDocuments(keys: ["id"])
-            func rows(_ text: [UInt8]) -> [ByteRow]? {
-                var rows: [ByteRow] = []
-                for line in text.split(separator: UInt8(ascii: "\n")) {
-                    guard let row = try? line.withUnsafeBytes({ try documents.append(json: $0) }) else { return nil }
-                    rows.append(row)
-                }
-                return rows
-            }
-            guard let oldRows = rows(old), let newRows = rows(new) else { return nil }
-            return try? diff(oldRows, newRows, using: documents.adapter)
-        }
-        var bytes = old + new
-        let reader = CSVReader(keys: ["id"])
-        guard let oldRows = try? reader.read(&bytes, 0..<old.count, file: "old.csv"),
-              let newRows = try? reader.read(&bytes, old.count..<old.count + new.count, file: "new.csv") else { return nil }
-        return try? diff(oldRows.rows, newRows.rows, using: ByteRowAdapter(bytes: bytes))
-    }
+    let ext = json ? "jsonl" : "csv"
+    let oldPath = hostileFile("old-\(old.count).\(ext)", old), newPath = hostileFile("new-\(new.count).\(ext)", new)
+    let run = { () -> Changeset? in tableDiff(oldPath, newPath) }
     return HostileWorkload(run: run) {
         guard let changes = run() else { return ["did not read"] }
         return (changes.oldCount, changes.newCount) == expectedRows && changes.hasChanges ? [] : ["unexpected counts"]
     }
 }
+
+/// The index form of `diffengine OLD NEW --key id`, run in-process; nil on an input error.
+func tableDiff(_ old: String, _ new: String) -> Changeset? {
+    guard let command = try? DiffEngineCommand.parse([old, new, "--key", "id", "--format", "indexes"]),
+          let output = try? command.output() else { return nil }
+    return try? JSONDecoder().decode(Changeset.self, from: Data(output.bytes))
+}
+
+/// Writes a hostile input to a per-process folder, removed when the process exits.
+func hostileFile(_ name: String, _ bytes: [UInt8]) -> String {
+    let path = hostileFolder + "/" + UUID().uuidString + "-" + name
+    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    return path
+}
+
+private let hostileFolder: String = {
+    let folder = NSTemporaryDirectory() + "diffbench-hostile-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "diffbench-hostile-\(getpid())") }
+    return folder
+}()
 
 /// The crafted keyed-file pair and its random twin: `keys` keys, CSV or JSON Lines.
 func keyedFileWorkloads(keys: Int, json: Bool, seed: UInt64) -> (crafted: HostileWorkload, random: HostileWorkload) {

@@ -149,3 +149,12 @@ public func combineStableHashes(_ first: UInt64, _ second: UInt64) -> UInt64 {
 public func stableHash(bytes: UnsafeRawBufferPointer) -> UInt64 {
     _stableHash(bytes)
 }
+
+/// XXH3-64 of raw bytes with the caller's seed: with a seed drawn per process, a hash of
+/// file contents that whoever wrote the file cannot aim collisions at.
+/// - Note: For the file differ (`@_spi(Files)`).
+@_spi(Files)
+@inlinable
+public func stableHash(bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    _seededHash(bytes, seed: seed)
+}

@@ -1,0 +1,592 @@
+@_spi(Files) import DiffEngine
+import DiffEngineFiles
+import Foundation
+
+/// Where output goes: standard output in large writes, or memory (for tests).
+struct OutputSink {
+    private(set) var bytes: [UInt8] = []
+    let toMemory: Bool
+
+    init(toMemory: Bool) {
+        self.toMemory = toMemory
+        bytes.reserveCapacity(1 << 20)
+    }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(_ raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
+
+    mutating func append(byte: UInt8) { bytes.append(byte) }
+
+    /// A JSON string of `value`'s UTF-8 bytes (valid UTF-8, checked on reading): runs of
+    /// bytes that need no escape are copied at once.
+    mutating func appendJSONString(_ value: some Collection<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = value.startIndex
+        var index = value.startIndex
+        while index != value.endIndex {
+            let byte = value[index]
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                value.formIndex(after: &index)
+                continue
+            }
+            bytes.append(contentsOf: value[runStart..<index])
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+            }
+            value.formIndex(after: &index)
+            runStart = index
+        }
+        bytes.append(contentsOf: value[runStart..<index])
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func appendJSONString(_ text: String) { appendJSONString(Array(text.utf8)) }
+
+    /// Writes what is buffered to standard output once it is large.
+    mutating func flushIfLarge() throws(InputError) {
+        if !toMemory && bytes.count >= 1 << 20 { try flush() }
+    }
+
+    mutating func flush() throws(InputError) {
+        guard !toMemory, !bytes.isEmpty else { return }
+        try writeToStandardOutput(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Reads single rows again, by offset, from a file the table was built from. Rows asked
+/// for in file order are served from one sliding window.
+final class RecordFetcher {
+    private var window: FileWindow
+    private let format: TableFormat
+    private var fields: [CSVFieldSpan] = []
+
+    init(file: InputFile, format: TableFormat) {
+        window = FileWindow(file: file, offset: 0, capacity: 256 << 10)
+        self.format = format
+    }
+
+    /// The field values of the delimited record at `offset`.
+    func values(at offset: Int) throws(InputError) -> [[UInt8]] {
+        guard case .delimited(let delimiter) = format else { return [] }
+        let scanner = CSVScanner(delimiter: delimiter)
+        var minimum = 0
+        while true {
+            if offset < window.offset || offset >= window.offset + window.count || minimum > 0 {
+                try window.fill(from: offset, minimum: minimum)
+            }
+            let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[0..<window.count])
+            let result: CSVScanResult
+            do throws(CSVSyntaxError) {
+                result = try scanner.scan(buffer, from: offset - window.offset, atEnd: window.atEnd, fields: &fields)
+            } catch {
+                throw InputError(file: window.file.name, line: nil, message: "the file changed while it was read")
+            }
+            switch result {
+            case .record:
+                return fields.map { $0.value(in: buffer) }
+            case .incomplete:
+                minimum = max(window.bytes.count * 2, 1)
+            case .blank, .end:
+                throw InputError(file: window.file.name, line: nil, message: "the file changed while it was read")
+            }
+        }
+    }
+
+    /// The text of the line at `offset` (without its line break).
+    func line(at offset: Int) throws(InputError) -> [UInt8] {
+        var minimum = 0
+        while true {
+            if offset < window.offset || offset >= window.offset + window.count || minimum > 0 {
+                try window.fill(from: offset, minimum: minimum)
+            }
+            let start = offset - window.offset
+            let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[start..<window.count])
+            if let newline = buffer.firstIndex(of: 0x0A) ?? (window.atEnd ? buffer.endIndex : nil) {
+                var end = newline
+                if end > buffer.startIndex && buffer[end - 1] == 0x0D { end -= 1 }
+                return Array(buffer[buffer.startIndex..<end])
+            }
+            minimum = max(window.bytes.count * 2, 1)
+        }
+    }
+}
+
+/// The changes as kept-row indexes of each side, in the changeset's orders.
+struct ChangeLists {
+    var deleted: [Int]
+    var inserted: [Int]
+    var updated: [(old: Int, new: Int)]
+    var moved: [(old: Int, new: Int)]
+
+    init(_ diff: TableDiff) {
+        let changes = diff.changes
+        deleted = changes.deletions.map { diff.oldRowOf[$0] }
+        inserted = changes.insertions.map { diff.newRowOf[$0] }
+        updated = changes.updates.map { (diff.oldRowOf[$0.old], diff.newRowOf[$0.new]) }
+        moved = changes.moves.map { (diff.oldRowOf[$0.old], diff.newRowOf[$0.new]) }
+    }
+}
+
+/// One row's values as the output shows them.
+enum RowValues {
+    /// A delimited record: one value a column of its file.
+    case fields([[UInt8]])
+    /// A JSON Lines object: its text as written, and its canonical form.
+    case object(text: [UInt8], canonical: [UInt8])
+}
+
+/// Renders a `TableDiff` in the keyed formats.
+struct KeyedRenderer {
+    let diff: TableDiff
+    let keys: [String]
+    let oldFetcher: RecordFetcher
+    let newFetcher: RecordFetcher
+    let only: [String]?
+    let ignore: [String]
+
+    init(diff: TableDiff, keys: [String], only: [String]?, ignore: [String]) {
+        self.diff = diff
+        self.keys = keys
+        self.only = only
+        self.ignore = ignore
+        oldFetcher = RecordFetcher(file: diff.oldFile, format: diff.oldFormat)
+        newFetcher = RecordFetcher(file: diff.newFile, format: diff.newFormat)
+    }
+
+    var isJSON: Bool { diff.oldFormat == .jsonLines }
+
+    func values(old: Bool, row: Int) throws(InputError) -> RowValues {
+        let rows = old ? diff.old : diff.new
+        let fetcher = old ? oldFetcher : newFetcher
+        if isJSON {
+            let text = try fetcher.line(at: rows.offsets[row])
+            let canonical = text.withUnsafeBytes { try? canonicalJSON($0) }
+            guard let canonical else {
+                throw InputError(file: rows.name, line: Int(rows.lines[row]), message: "the file changed while it was read")
+            }
+            return .object(text: text, canonical: canonical)
+        }
+        return .fields(try fetcher.values(at: rows.offsets[row]))
+    }
+
+    /// `{"id": "7"}`: the key columns and their values.
+    func appendKey(old: Bool, row: Int, to out: inout OutputSink) {
+        let rows = old ? diff.old : diff.new
+        let bytes = rows.key(row)
+        out.append(byte: UInt8(ascii: "{"))
+        if isJSON {
+            var index = bytes.startIndex
+            for (position, name) in keys.enumerated() {
+                if position > 0 { out.append(byte: UInt8(ascii: ",")) }
+                out.appendJSONString(name)
+                out.append(byte: UInt8(ascii: ":"))
+                let end = CanonicalMember.skipValue(bytes, index) ?? bytes.endIndex
+                out.append(ReadableKey.json(bytes[index..<end]))
+                index = end
+            }
+        } else {
+            for (position, value) in keyValues(bytes).enumerated() {
+                if position > 0 { out.append(byte: UInt8(ascii: ",")) }
+                out.appendJSONString(keys[position])
+                out.append(byte: UInt8(ascii: ":"))
+                out.appendJSONString(value)
+            }
+        }
+        out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// The key values of a delimited row (several are stored length-prefixed).
+    func keyValues(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        guard keys.count > 1 else { return [bytes] }
+        var values: [ArraySlice<UInt8>] = []
+        var index = bytes.startIndex
+        while bytes.endIndex - index >= 4 {
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
+            index += 4
+            values.append(bytes[index..<min(index + length, bytes.endIndex)])
+            index += length
+        }
+        return values
+    }
+
+    /// The key for people: `id=7` or `id=7, region=eu`.
+    func readableKey(old: Bool, row: Int) -> String {
+        let rows = old ? diff.old : diff.new
+        let bytes = rows.key(row)
+        if isJSON {
+            var index = bytes.startIndex
+            return keys.map { name in
+                let end = CanonicalMember.skipValue(bytes, index) ?? bytes.endIndex
+                defer { index = end }
+                return "\(name)=\(ReadableKey.json(bytes[index..<end]))"
+            }.joined(separator: ", ")
+        }
+        return zip(keys, keyValues(bytes)).map { "\($0)=\(ReadableKey.csv($1, columns: 1))" }.joined(separator: ", ")
+    }
+
+    /// `{"id":"1","name":"apple"}`: a row's values under its file's column names, or the
+    /// object as written.
+    func appendValues(_ values: RowValues, old: Bool, to out: inout OutputSink) {
+        switch values {
+        case .object(let text, _):
+            out.append(text)
+        case .fields(let fields):
+            let header = old ? diff.columns!.oldHeader : diff.columns!.newHeader
+            out.append(byte: UInt8(ascii: "{"))
+            for (index, value) in fields.enumerated() {
+                if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+                out.appendJSONString(header[index])
+                out.append(byte: UInt8(ascii: ":"))
+                out.appendJSONString(value)
+            }
+            out.append(byte: UInt8(ascii: "}"))
+        }
+    }
+
+    /// A changed field: its name, and its JSON values on each side (nil: absent there).
+    struct FieldChange {
+        var name: String
+        var old: [UInt8]?
+        var new: [UInt8]?
+    }
+
+    /// The compared fields whose values differ.
+    func fieldChanges(old: RowValues, new: RowValues) -> [FieldChange] {
+        switch (old, new) {
+        case (.fields(let oldFields), .fields(let newFields)):
+            let plan = diff.columns!
+            var changes: [FieldChange] = []
+            for (position, name) in plan.compared.enumerated() {
+                let oldValue = plan.oldColumns[position].map { oldFields[$0] }
+                let newValue = plan.newColumns[position].map { newFields[$0] }
+                guard oldValue != newValue else { continue }
+                let shownName = plan.newColumns[position].map { plan.newHeader[$0] } ?? name
+                var out = OutputSink(toMemory: true)
+                var oldJSON: [UInt8]?, newJSON: [UInt8]?
+                if let oldValue { out.appendJSONString(oldValue); oldJSON = out.bytes }
+                out = OutputSink(toMemory: true)
+                if let newValue { out.appendJSONString(newValue); newJSON = out.bytes }
+                changes.append(FieldChange(name: shownName, old: oldJSON, new: newJSON))
+            }
+            return changes
+        case (.object(_, let oldCanonical), .object(_, let newCanonical)):
+            var oldMembers: [CanonicalMember] = [], newMembers: [CanonicalMember] = []
+            _ = CanonicalMember.members(of: oldCanonical[...], into: &oldMembers)
+            _ = CanonicalMember.members(of: newCanonical[...], into: &newMembers)
+            let onlySet = only.map(Set.init), ignoreSet = Set(ignore)
+            var names: [[UInt8]: (old: ArraySlice<UInt8>?, new: ArraySlice<UInt8>?)] = [:]
+            for member in oldMembers { names[Array(oldCanonical[member.name]), default: (nil, nil)].old = oldCanonical[member.value] }
+            for member in newMembers { names[Array(newCanonical[member.name]), default: (nil, nil)].new = newCanonical[member.value] }
+            return names.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { nameBytes in
+                let pair = names[nameBytes]!
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                guard !ignoreSet.contains(name), onlySet?.contains(name) ?? true else { return nil }
+                guard pair.old.map(Array.init) != pair.new.map(Array.init) else { return nil }
+                return FieldChange(name: name, old: pair.old.map { Array(ReadableKey.json($0).utf8) },
+                                   new: pair.new.map { Array(ReadableKey.json($0).utf8) })
+            }
+        default:
+            return []
+        }
+    }
+
+    func appendChanges(_ changes: [FieldChange], to out: inout OutputSink) {
+        out.append(byte: UInt8(ascii: "{"))
+        for (index, change) in changes.enumerated() {
+            if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.appendJSONString(change.name)
+            out.append(":{")
+            if let old = change.old {
+                out.append("\"old\":")
+                out.append(old)
+            }
+            if let new = change.new {
+                if change.old != nil { out.append(byte: UInt8(ascii: ",")) }
+                out.append("\"new\":")
+                out.append(new)
+            }
+            out.append(byte: UInt8(ascii: "}"))
+        }
+        out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// Old values of the updated rows, read in old-file order once.
+    func updatedOldValues(_ lists: ChangeLists) throws(InputError) -> [Int: RowValues] {
+        var values: [Int: RowValues] = [:]
+        for old in lists.updated.map(\.old).sorted() { values[old] = try self.values(old: true, row: old) }
+        return values
+    }
+
+    func position(old: Bool, row: Int) -> (line: Int32, fileRow: Int32) {
+        let rows = old ? diff.old : diff.new
+        return (rows.lines[row], rows.fileRows[row])
+    }
+
+    /// The column changes as a JSON object.
+    func appendColumns(to out: inout OutputSink) {
+        let plan = diff.columns
+        out.append("{\"added\":[")
+        for (index, name) in (plan?.added ?? []).enumerated() {
+            if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.appendJSONString(name)
+        }
+        out.append("],\"removed\":[")
+        for (index, name) in (plan?.removed ?? []).enumerated() {
+            if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.appendJSONString(name)
+        }
+        out.append("],\"renamed\":[")
+        for (index, pair) in (plan?.renamed ?? []).enumerated() {
+            if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.append("{\"old\":")
+            out.appendJSONString(pair.old)
+            out.append(",\"new\":")
+            out.appendJSONString(pair.new)
+            out.append(byte: UInt8(ascii: "}"))
+        }
+        out.append("]}")
+    }
+
+    /// One change as a JSON object (the body of both `json` and `jsonl`).
+    func appendRow(kind: String, old: Int?, new: Int?, values: RowValues?, changes: [FieldChange]?,
+                   includeKind: Bool, to out: inout OutputSink) {
+        out.append(byte: UInt8(ascii: "{"))
+        if includeKind { out.append("\"change\":\"\(kind)\",") }
+        out.append("\"key\":")
+        if let new { appendKey(old: false, row: new, to: &out) } else if let old { appendKey(old: true, row: old, to: &out) }
+        if let old, let new {
+            let (oldLine, oldRow) = position(old: true, row: old), (newLine, newRow) = position(old: false, row: new)
+            out.append(",\"oldLine\":\(oldLine),\"newLine\":\(newLine),\"oldRow\":\(oldRow),\"newRow\":\(newRow)")
+        } else if let row = old ?? new {
+            let (line, fileRow) = position(old: old != nil, row: row)
+            out.append(",\"line\":\(line),\"row\":\(fileRow)")
+        }
+        if let values {
+            out.append(",\"values\":")
+            appendValues(values, old: new == nil, to: &out)
+        }
+        if let changes {
+            out.append(",\"changes\":")
+            appendChanges(changes, to: &out)
+        }
+        out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// `--format json`: one keyed object (see the CLI documentation for its schema).
+    func renderJSON(to out: inout OutputSink) throws(InputError) {
+        let lists = ChangeLists(diff)
+        let changes = diff.changes
+        out.append("{\"old\":{\"file\":")
+        out.appendJSONString(diff.old.name)
+        out.append(",\"rows\":\(diff.old.fileRowCount)},\"new\":{\"file\":")
+        out.appendJSONString(diff.new.name)
+        out.append(",\"rows\":\(diff.new.fileRowCount)},\"key\":[")
+        for (index, key) in keys.enumerated() {
+            if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.appendJSONString(key)
+        }
+        out.append("],\"columns\":")
+        appendColumns(to: &out)
+        out.append(",\"counts\":{\"deleted\":\(lists.deleted.count),\"inserted\":\(lists.inserted.count),\"updated\":\(lists.updated.count),\"moved\":\(lists.moved.count)}")
+        if let droppedOld = changes.droppedOld, let droppedNew = changes.droppedNew {
+            out.append(",\"droppedOld\":[\(droppedOld.map { String(diff.old.fileRows[$0]) }.joined(separator: ","))]")
+            out.append(",\"droppedNew\":[\(droppedNew.map { String(diff.new.fileRows[$0]) }.joined(separator: ","))]")
+        }
+        out.append(",\n\"deleted\":[")
+        for (index, row) in lists.deleted.enumerated() {
+            out.append(index > 0 ? ",\n" : "\n")
+            appendRow(kind: "deleted", old: row, new: nil, values: try values(old: true, row: row), changes: nil, includeKind: false, to: &out)
+            try out.flushIfLarge()
+        }
+        out.append("],\n\"inserted\":[")
+        for (index, row) in lists.inserted.enumerated() {
+            out.append(index > 0 ? ",\n" : "\n")
+            appendRow(kind: "inserted", old: nil, new: row, values: try values(old: false, row: row), changes: nil, includeKind: false, to: &out)
+            try out.flushIfLarge()
+        }
+        out.append("],\n\"updated\":[")
+        let oldValues = try updatedOldValues(lists)
+        for (index, pair) in lists.updated.enumerated() {
+            out.append(index > 0 ? ",\n" : "\n")
+            let fields = fieldChanges(old: oldValues[pair.old]!, new: try values(old: false, row: pair.new))
+            appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields, includeKind: false, to: &out)
+            try out.flushIfLarge()
+        }
+        out.append("],\n\"moved\":[")
+        for (index, pair) in lists.moved.enumerated() {
+            out.append(index > 0 ? ",\n" : "\n")
+            appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: false, to: &out)
+            try out.flushIfLarge()
+        }
+        out.append("]}\n")
+    }
+
+    /// `--format jsonl`: column changes first, then one change a line, in the `json`
+    /// format's order.
+    func renderJSONLines(to out: inout OutputSink) throws(InputError) {
+        let lists = ChangeLists(diff)
+        if let plan = diff.columns {
+            for name in plan.added {
+                out.append("{\"change\":\"column-added\",\"column\":")
+                out.appendJSONString(name)
+                out.append("}\n")
+            }
+            for name in plan.removed {
+                out.append("{\"change\":\"column-removed\",\"column\":")
+                out.appendJSONString(name)
+                out.append("}\n")
+            }
+            for pair in plan.renamed {
+                out.append("{\"change\":\"column-renamed\",\"old\":")
+                out.appendJSONString(pair.old)
+                out.append(",\"new\":")
+                out.appendJSONString(pair.new)
+                out.append("}\n")
+            }
+        }
+        for row in lists.deleted {
+            appendRow(kind: "deleted", old: row, new: nil, values: try values(old: true, row: row), changes: nil, includeKind: true, to: &out)
+            out.append(byte: 0x0A)
+            try out.flushIfLarge()
+        }
+        for row in lists.inserted {
+            appendRow(kind: "inserted", old: nil, new: row, values: try values(old: false, row: row), changes: nil, includeKind: true, to: &out)
+            out.append(byte: 0x0A)
+            try out.flushIfLarge()
+        }
+        let oldValues = try updatedOldValues(lists)
+        for pair in lists.updated {
+            let fields = fieldChanges(old: oldValues[pair.old]!, new: try values(old: false, row: pair.new))
+            appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields, includeKind: true, to: &out)
+            out.append(byte: 0x0A)
+            try out.flushIfLarge()
+        }
+        for pair in lists.moved {
+            appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: true, to: &out)
+            out.append(byte: 0x0A)
+            try out.flushIfLarge()
+        }
+    }
+
+    /// `--format summary`: counts, column changes and the first `limit` of each change.
+    func renderSummary(limit: Int, to out: inout OutputSink) throws(InputError) {
+        let lists = ChangeLists(diff)
+        out.append("old: \(diff.old.name), \(diff.old.fileRowCount) rows; new: \(diff.new.name), \(diff.new.fileRowCount) rows; key \(keys.joined(separator: ","))\n")
+        if let plan = diff.columns, !(plan.added.isEmpty && plan.removed.isEmpty && plan.renamed.isEmpty) {
+            var parts: [String] = []
+            if !plan.added.isEmpty { parts.append("\(plan.added.count) added (\(plan.added.joined(separator: ", ")))") }
+            if !plan.removed.isEmpty { parts.append("\(plan.removed.count) removed (\(plan.removed.joined(separator: ", ")))") }
+            if !plan.renamed.isEmpty { parts.append("\(plan.renamed.count) renamed (\(plan.renamed.map { "\($0.old) -> \($0.new)" }.joined(separator: ", ")))") }
+            out.append("columns: \(parts.joined(separator: "; "))\n")
+        }
+        out.append("\(lists.deleted.count) deleted, \(lists.inserted.count) inserted, \(lists.updated.count) updated, \(lists.moved.count) moved\n")
+        if let droppedOld = diff.changes.droppedOld, let droppedNew = diff.changes.droppedNew {
+            out.append("repeated keys dropped: \(droppedOld.count) old, \(droppedNew.count) new\n")
+        }
+        func section(_ title: String, _ count: Int, _ line: (Int) throws(InputError) -> String) throws(InputError) {
+            guard count > 0, limit > 0 else { return }
+            out.append("\(title):\n")
+            for index in 0..<min(count, limit) { out.append("  " + (try line(index)) + "\n") }
+            if count > limit { out.append("  … and \(count - limit) more\n") }
+        }
+        func readable(_ json: [UInt8]?) -> String {
+            guard let json else { return "(absent)" }
+            return ReadableKey.escapingControls(String(decoding: json, as: UTF8.self))
+        }
+        try section("deleted", lists.deleted.count) { index in
+            let row = lists.deleted[index]
+            return "\(readableKey(old: true, row: row)) (old line \(diff.old.lines[row]))"
+        }
+        try section("inserted", lists.inserted.count) { index in
+            let row = lists.inserted[index]
+            return "\(readableKey(old: false, row: row)) (new line \(diff.new.lines[row]))"
+        }
+        try section("updated", lists.updated.count) { index throws(InputError) in
+            let pair = lists.updated[index]
+            let fields = fieldChanges(old: try values(old: true, row: pair.old), new: try values(old: false, row: pair.new))
+            let described = fields.map { "\($0.name): \(readable($0.old)) -> \(readable($0.new))" }.joined(separator: "; ")
+            return "\(readableKey(old: false, row: pair.new)) (line \(diff.old.lines[pair.old]) -> \(diff.new.lines[pair.new])): \(described)"
+        }
+        try section("moved", lists.moved.count) { index in
+            let pair = lists.moved[index]
+            return "\(readableKey(old: false, row: pair.new)) (line \(diff.old.lines[pair.old]) -> \(diff.new.lines[pair.new]))"
+        }
+    }
+
+    /// `--format indexes`: the changeset's row indexes (SPEC's index form); in a partition,
+    /// indexes are the file's rows, so that partitions' outputs combine.
+    func renderIndexes(to out: inout OutputSink) {
+        let changes = diff.changes
+        guard diff.old.fileRowCount != diff.old.count || diff.new.fileRowCount != diff.new.count else {
+            out.append(JSONChangesetRenderer().render(changes))
+            return
+        }
+        let oldFileRow = { (index: Int) in Int(self.diff.old.fileRows[self.diff.oldRowOf[index]]) }
+        let newFileRow = { (index: Int) in Int(self.diff.new.fileRows[self.diff.newRowOf[index]]) }
+        let mapped = Changeset(
+            oldCount: diff.old.fileRowCount, newCount: diff.new.fileRowCount,
+            deletions: changes.deletions.map(oldFileRow), insertions: changes.insertions.map(newFileRow),
+            updates: changes.updates.map { IndexPair(old: oldFileRow($0.old), new: newFileRow($0.new)) },
+            moves: changes.moves.map { IndexPair(old: oldFileRow($0.old), new: newFileRow($0.new)) },
+            droppedOld: changes.droppedOld.map { $0.map { Int(diff.old.fileRows[$0]) } },
+            droppedNew: changes.droppedNew.map { $0.map { Int(diff.new.fileRows[$0]) } })
+        out.append(JSONChangesetRenderer().render(mapped))
+    }
+
+    /// `--format patch`: an RFC 6902 JSON Patch turning the array of the old file's
+    /// objects into the new file's. Deleted and moved rows are removed (highest index
+    /// first), inserted and moved rows added at their new index (lowest first), and
+    /// updated rows patched member by member in place.
+    func renderPatch(to out: inout OutputSink) throws(InputError) {
+        let lists = ChangeLists(diff)
+        var first = true
+        func begin() {
+            out.append(first ? "[\n" : ",\n")
+            first = false
+        }
+        let movedOld = Set(lists.moved.map(\.old)), movedNew = Set(lists.moved.map(\.new))
+        let removals = (lists.deleted + Array(movedOld)).sorted(by: >)
+        for row in removals {
+            begin()
+            out.append("{\"op\":\"remove\",\"path\":\"/\(diff.old.fileRows[row])\"}")
+            try out.flushIfLarge()
+        }
+        let additions = (lists.inserted + Array(movedNew)).sorted()
+        for row in additions {
+            begin()
+            out.append("{\"op\":\"add\",\"path\":\"/\(diff.new.fileRows[row])\",\"value\":")
+            appendValues(try values(old: false, row: row), old: false, to: &out)
+            out.append(byte: UInt8(ascii: "}"))
+            try out.flushIfLarge()
+        }
+        let oldValues = try updatedOldValues(lists)
+        for pair in lists.updated where !movedNew.contains(pair.new) {
+            for change in fieldChanges(old: oldValues[pair.old]!, new: try values(old: false, row: pair.new)) {
+                begin()
+                let path = "/\(diff.new.fileRows[pair.new])/" + change.name.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                let op = change.new == nil ? "remove" : change.old == nil ? "add" : "replace"
+                out.append("{\"op\":\"\(op)\",\"path\":")
+                out.appendJSONString(path)
+                if let value = change.new {
+                    out.append(",\"value\":")
+                    out.append(value)
+                }
+                out.append(byte: UInt8(ascii: "}"))
+            }
+            try out.flushIfLarge()
+        }
+        out.append(first ? "[]\n" : "\n]\n")
+    }
+}

@@ -1,0 +1,3 @@
+import DiffEngineCommand
+
+DiffEngineCommand.runAsProgram()
