@@ -22,11 +22,14 @@ for harness in fuzz/fuzz_*.c; do
     "$CLANG" "${COMMON[@]}" CDiffCore/*.c fuzz/reference_differ.c fuzz/replay_main.c "$harness" -o "$OUT/$name-replay"
 done
 
-# The Swift harnesses: the public API and the parsers of untrusted input.
+# The Swift harnesses: the public API and the parsers of untrusted input. Coverage is asked
+# for explicitly: -sanitize=fuzzer alone left the Swift modules uninstrumented (libFuzzer then
+# reports "no interesting inputs" and fuzzes blind); run.sh fails on such a build.
+SWIFT_COVERAGE=-sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     echo "fuzz/build: $name"
     swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift" \
-        --product "$name" --sanitize=fuzzer --sanitize=address
+        --product "$name" --sanitize=fuzzer --sanitize=address -Xswiftc "$SWIFT_COVERAGE"
     cp "$OUT/swift/release/$name" "$OUT/$name"
     swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift-replay" \
         --product "${name}_replay" --sanitize=address

@@ -30,6 +30,10 @@ for name in "${harnesses[@]}"; do
             -artifact_prefix="$OUT/$name-" "$work" "$corpus" >"$log" 2>&1 || status=$?
         grep -E "stat::number_of_executed_units|^Done" "$log" || true
         rm -rf "$work"
+        if ! grep -q "INITED cov:" "$log"; then
+            echo "fuzz/run: $name has no coverage instrumentation (libFuzzer found no edges); rebuild with fuzz/build.sh"
+            exit 1
+        fi
         if [ "$status" -ne 0 ]; then
             tail -n 60 "$log"
             echo "fuzz/run: $name found a failure (exit $status); the input and reproducer are above"

@@ -322,19 +322,22 @@ public struct TableReader {
         try window.fill(from: window.offset)
         var position = 0
         var validatedTo = 0 // window-relative: bytes before it are valid UTF-8
+        var batchFoundInvalid = false // a bad byte lies at validatedTo: check record by record
         while true {
             let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[0..<window.count])
-            if validatedTo <= position {
-                // Check UTF-8 up to the window's last line break (never inside a sequence) at once.
+            if validatedTo <= position && !batchFoundInvalid {
+                // Check UTF-8 up to the window's last line break (never inside a sequence) at
+                // once. A bad byte is reported with its record, after any error before it.
                 var limit = buffer.count
                 if !window.atEnd {
                     while limit > position && buffer[limit - 1] != 0x0A { limit -= 1 }
                 }
                 if let bad = firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[position..<limit])) {
-                    let breaks = buffer[position..<position + bad].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                    throw InputError(file: window.file.name, line: line + breaks, message: "invalid UTF-8")
+                    validatedTo = position + bad
+                    batchFoundInvalid = true
+                } else {
+                    validatedTo = limit
                 }
-                validatedTo = limit
             }
             let result: CSVScanResult
             do throws(CSVSyntaxError) {
@@ -350,13 +353,18 @@ public struct TableReader {
                 try window.fill(from: window.offset + position, minimum: position == 0 ? window.bytes.count * 2 : 0)
                 position = 0
                 validatedTo = 0
+                batchFoundInvalid = false
             case .blank(let next):
                 line += 1
                 position = next
             case .record(let next, let lines):
-                if next > validatedTo, let bad = firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[validatedTo..<next])) {
-                    let breaks = buffer[position..<validatedTo + bad].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                    throw InputError(file: window.file.name, line: line + breaks, message: "invalid UTF-8")
+                if next > validatedTo {
+                    let from = max(validatedTo, position)
+                    if let bad = firstInvalidUTF8Byte(in: UnsafeRawBufferPointer(rebasing: buffer[from..<next])) {
+                        let breaks = buffer[position..<from + bad].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                        throw InputError(file: window.file.name, line: line + breaks, message: "invalid UTF-8")
+                    }
+                    validatedTo = next
                 }
                 guard try body(buffer, fields, window.offset + position, line) else { return }
                 line += lines

@@ -1,0 +1,46 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// A live query over SQLite, pushed to browsers: each WebSocket client names a query over an
+// orders table and receives its rows once, then only the changes of each commit.
+let package = Package(
+    name: "LiveQueryService",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "DiffEngine", path: "../.."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    ],
+    targets: [
+        // The store, the shared live queries and the HTTP/WebSocket server, as a library so
+        // that tests run it in-process.
+        .target(
+            name: "LiveQueryServiceKit",
+            dependencies: [
+                .product(name: "DiffEngine", package: "DiffEngine"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.copy("Public")]
+        ),
+        .executableTarget(name: "live-query-service", dependencies: ["LiveQueryServiceKit"]),
+        // The load test's clients and writer (loopback only, bounded in count and time).
+        .executableTarget(
+            name: "live-query-load",
+            dependencies: [
+                "LiveQueryServiceKit",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)] // a script-like main over shared counters
+        ),
+        .testTarget(
+            name: "LiveQueryServiceTests",
+            dependencies: [
+                "LiveQueryServiceKit",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+    ]
+)

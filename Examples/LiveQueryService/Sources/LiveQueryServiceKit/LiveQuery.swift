@@ -1,0 +1,269 @@
+import DiffEngine
+import Foundation
+import GRDB
+
+/// What a client asks to watch: a filter and an order over `orders`, and a page size.
+/// Only these fields exist, and each is checked, so a query is never SQL from the client.
+public struct QuerySpec: Codable, Sendable, Hashable {
+    /// Only orders with this status (nil: any).
+    public var status: String?
+    /// Only orders of this customer (nil: any).
+    public var customer: String?
+    /// Only orders of at least this amount in cents.
+    public var minAmount: Int64?
+    /// `updated_at`, `amount` or `id`.
+    public var orderBy: String
+    /// Descending order.
+    public var descending: Bool
+    /// At most this many rows (1...1000).
+    public var limit: Int
+
+    public init(status: String? = nil, customer: String? = nil, minAmount: Int64? = nil,
+                orderBy: String = "updated_at", descending: Bool = true, limit: Int = 100) {
+        self.status = status
+        self.customer = customer
+        self.minAmount = minAmount
+        self.orderBy = orderBy
+        self.descending = descending
+        self.limit = limit
+    }
+
+    static let orderColumns = ["updated_at", "amount", "id"]
+
+    /// Parses and checks a client's query message.
+    public static func parse(_ text: String) throws(WriteError) -> QuerySpec {
+        struct Message: Decodable {
+            var status: String?
+            var customer: String?
+            var minAmount: Int64?
+            var orderBy: String?
+            var descending: Bool?
+            var limit: Int?
+        }
+        guard let message = try? JSONDecoder().decode(Message.self, from: Data(text.utf8)) else {
+            throw WriteError("a query is a JSON object: {\"status\":\"open\",\"orderBy\":\"updated_at\",\"descending\":true,\"limit\":100}")
+        }
+        let spec = QuerySpec(status: message.status, customer: message.customer, minAmount: message.minAmount,
+                             orderBy: message.orderBy ?? "updated_at", descending: message.descending ?? true,
+                             limit: message.limit ?? 100)
+        if let status = spec.status, !Order.statuses.contains(status) {
+            throw WriteError("status must be one of \(Order.statuses.joined(separator: ", "))")
+        }
+        guard orderColumns.contains(spec.orderBy) else { throw WriteError("orderBy must be one of \(orderColumns.joined(separator: ", "))") }
+        guard (1...1_000).contains(spec.limit) else { throw WriteError("limit must be 1...1000") }
+        return spec
+    }
+
+    /// The SQL and its arguments (ties broken by id, so the order is total).
+    public var sql: (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let status { clauses.append("status = ?"); arguments.append(status) }
+        if let customer { clauses.append("customer = ?"); arguments.append(customer) }
+        if let minAmount { clauses.append("amount >= ?"); arguments.append(minAmount) }
+        let direction = descending ? "DESC" : "ASC"
+        let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+        arguments.append(limit)
+        return ("SELECT * FROM orders\(filter) ORDER BY \(orderBy) \(direction), id \(direction) LIMIT ?", StatementArguments(arguments))
+    }
+
+    /// Runs the query.
+    public func fetch(_ db: Database) throws -> [Order] {
+        let (sql, arguments) = self.sql
+        return try Order.fetchAll(db, sql: sql, arguments: arguments)
+    }
+}
+
+/// One published state of a live query: its rows after commit `version`, and the event
+/// that turns the previous publication's rows into these (rendered once for all clients).
+public struct Publication: Sendable {
+    /// 1, 2, … for each change of the rows (the event turns publication `sequence - 1` into this).
+    public var sequence: Int
+    /// The commit the rows were read after.
+    public var version: Int
+    public var committedAt: Int64
+    public var rows: [Order]
+    public var event: [UInt8]
+}
+
+/// One query, observed once for all its clients: after each commit it re-reads its rows,
+/// diffs them against the previous ones with a `Differ`, renders the event once, and wakes
+/// its clients. Commits that come while a refresh runs are folded into the next one.
+public actor SharedQuery {
+    public let spec: QuerySpec
+    private let store: OrdersStore
+    private let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Order>())
+    private var latest: Publication?
+    private var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
+    private var refreshing = false
+    private var dirty = false
+    /// How many times the rows were read and diffed (one per refresh, whatever the clients).
+    public private(set) var refreshCount = 0
+
+    init(spec: QuerySpec, store: OrdersStore) {
+        self.spec = spec
+        self.store = store
+    }
+
+    var subscriberCount: Int { subscribers.count }
+
+    /// The current publication (after the first refresh).
+    public func current() async throws -> Publication {
+        if latest == nil { try await refresh() }
+        return latest!
+    }
+
+    /// A stream of wake-ups: each says that a newer publication may exist. Only the newest
+    /// is kept, so a slow client is woken once for many commits.
+    func subscribe(_ id: UUID) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        subscribers[id] = continuation
+        return stream
+    }
+
+    /// Removes a client; returns how many are left.
+    func unsubscribe(_ id: UUID) -> Int {
+        subscribers.removeValue(forKey: id)?.finish()
+        return subscribers.count
+    }
+
+    /// Stops every client's stream (the query is being dropped).
+    func finish() {
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+    }
+
+    /// Called after a commit: refresh now, or once more after the running refresh.
+    func commitHappened() async {
+        if refreshing {
+            dirty = true
+            return
+        }
+        do {
+            repeat {
+                dirty = false
+                try await refresh()
+            } while dirty
+        } catch {
+            dirty = false
+        }
+    }
+
+    private func refresh() async throws {
+        refreshing = true
+        defer { refreshing = false }
+        let commit = store.lastCommit
+        let spec = self.spec
+        let rows = try await store.pool.read { db in try spec.fetch(db) }
+        refreshCount += 1
+        let update = differ.diff(rows)
+        // A commit that leaves this query's rows as they were publishes nothing.
+        guard update.changeset.hasChanges || latest == nil else { return }
+        latest = Publication(sequence: (latest?.sequence ?? 0) + 1, version: commit.version,
+                             committedAt: commit.committedAtMilliseconds, rows: rows,
+                             event: renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
+                                                version: commit.version, committedAt: commit.committedAtMilliseconds))
+        for continuation in subscribers.values { continuation.yield() }
+    }
+}
+
+/// Renders one event: `{"isInitial":…,"version":…,"committedAt":…,"count":…,"changes":CHANGESET,
+/// "rows":{"NEW INDEX":ROW,…}}` — the changeset as DiffEngine's JSON renderer writes it, and
+/// the rows of the insertions and updates by their new index.
+public func renderEvent(_ changes: Changeset, rows: [Order], isInitial: Bool, version: Int, committedAt: Int64) -> [UInt8] {
+    var out = Array("{\"isInitial\":\(isInitial),\"version\":\(version),\"committedAt\":\(committedAt),\"count\":\(rows.count),\"changes\":".utf8)
+    var changeset = JSONChangesetRenderer().render(changes)
+    if changeset.last == UInt8(ascii: "\n") { changeset.removeLast() }
+    out += changeset
+    out += Array(",\"rows\":{".utf8)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    var first = true
+    for index in changes.insertions + changes.updates.map(\.new) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out += Array("\"\(index)\":".utf8)
+        out += (try? encoder.encode(rows[index])).map(Array.init) ?? Array("null".utf8)
+    }
+    out += Array("}}".utf8)
+    return out
+}
+
+/// The live queries being served: one `SharedQuery` per distinct query, made for its first
+/// client and dropped with its last.
+public actor QueryHub {
+    private let store: OrdersStore
+    private var queries: [QuerySpec: SharedQuery] = [:]
+
+    public init(store: OrdersStore) {
+        self.store = store
+    }
+
+    /// Wakes every query after a commit (call from the store's commit listener).
+    public nonisolated func commitHappened() {
+        Task { await self.notifyAll() }
+    }
+
+    private func notifyAll() {
+        for query in queries.values {
+            Task { await query.commitHappened() }
+        }
+    }
+
+    /// How many queries are observed now.
+    public var activeQueryCount: Int { queries.count }
+
+    /// The shared query for `spec`, with client `id` subscribed to it.
+    public func join(_ spec: QuerySpec, client id: UUID) async -> (SharedQuery, AsyncStream<Void>) {
+        let query = queries[spec] ?? SharedQuery(spec: spec, store: store)
+        queries[spec] = query
+        let stream = await query.subscribe(id)
+        return (query, stream)
+    }
+
+    /// Removes client `id`; the query stops being observed when it was the last.
+    public func leave(_ spec: QuerySpec, client id: UUID) async {
+        guard let query = queries[spec] else { return }
+        if await query.unsubscribe(id) == 0 && queries[spec] === query {
+            queries[spec] = nil
+            await query.finish()
+        }
+    }
+
+    /// The shared query for `spec`, if observed.
+    public func query(_ spec: QuerySpec) -> SharedQuery? { queries[spec] }
+}
+
+/// One client's side of a live query: what it was last sent, so that it gets the shared
+/// event when it is one step behind and its own diff when it fell further behind.
+public struct ClientCursor: Sendable {
+    /// The sequence number of the publication it was last sent.
+    public var sequence: Int?
+    public var rows: [Order] = []
+
+    public init() {}
+
+    /// The next event for this client, or nil when it is up to date.
+    public mutating func nextEvent(from publication: Publication) -> [UInt8]? {
+        guard let sequence else {
+            // First event: everything, as an initial one.
+            let changes = Changeset(oldCount: 0, newCount: publication.rows.count, insertions: Array(publication.rows.indices))
+            self.sequence = publication.sequence
+            rows = publication.rows
+            return renderEvent(changes, rows: publication.rows, isInitial: true, version: publication.version,
+                               committedAt: publication.committedAt)
+        }
+        if sequence >= publication.sequence { return nil }
+        defer {
+            self.sequence = publication.sequence
+            rows = publication.rows
+        }
+        if sequence == publication.sequence - 1 { return publication.event } // the common case: shared
+        // Fell behind: commits coalesced into one diff from what it has.
+        // (Primary keys never repeat, so the diff cannot find repeated ids.)
+        guard let changes = try? diff(rows, publication.rows) else { return nil }
+        guard changes.hasChanges else { return nil }
+        return renderEvent(changes, rows: publication.rows, isInitial: false, version: publication.version,
+                           committedAt: publication.committedAt)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+
+/// One row of the `orders` table.
+public struct Order: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "orders"
+    public static let statuses = ["open", "paid", "shipped", "cancelled"]
+
+    public var id: Int64
+    public var customer: String
+    public var status: String
+    /// In cents.
+    public var amount: Int64
+    /// Milliseconds since 1970, set by every write.
+    public var updated_at: Int64
+
+    public init(id: Int64, customer: String, status: String, amount: Int64, updated_at: Int64) {
+        self.id = id
+        self.customer = customer
+        self.status = status
+        self.amount = amount
+        self.updated_at = updated_at
+    }
+}
+
+/// A write a client asked for that cannot be done: said back as a JSON error.
+public struct WriteError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// What the last commit was: its number (1, 2, …) and when it committed.
+public struct CommitStamp: Sendable, Equatable {
+    public var version: Int
+    public var committedAtMilliseconds: Int64
+}
+
+/// The SQLite database (WAL mode, through GRDB): the orders table, the writes the HTTP API
+/// offers, and a commit counter that a GRDB region observation advances after each commit.
+public final class OrdersStore: Sendable {
+    public let pool: DatabasePool
+    private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
+    private let listeners = Mutex<[@Sendable (CommitStamp) -> Void]>([])
+    private let observation: Mutex<AnyDatabaseCancellable?> = Mutex(nil)
+
+    /// Opens (and on first start creates and seeds with `seedRows` orders) the database at `path`.
+    public init(path: String, seedRows: Int) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS orders (
+                    id INTEGER PRIMARY KEY,
+                    customer TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    amount INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL);
+                CREATE INDEX IF NOT EXISTS orders_status_updated ON orders (status, updated_at);
+                CREATE INDEX IF NOT EXISTS orders_updated ON orders (updated_at);
+                """)
+        }
+        if try pool.read({ try Order.fetchCount($0) }) == 0 && seedRows > 0 {
+            var generator = SystemRandomNumberGenerator()
+            let now = OrdersStore.milliseconds()
+            try pool.write { db in
+                for id in 1...Int64(seedRows) {
+                    try OrdersStore.randomOrder(id: id, at: now - Int64(seedRows) + id, using: &generator).insert(db)
+                }
+            }
+        }
+        // Every commit that touches the table advances the clock and wakes the live queries.
+        let region = DatabaseRegionObservation(tracking: Order.all())
+        let cancellable = try region.start(in: pool, onError: { _ in }, onChange: { [stamp, listeners] _ in
+            let next = stamp.withLock { current in
+                current = CommitStamp(version: current.version + 1, committedAtMilliseconds: OrdersStore.milliseconds())
+                return current
+            }
+            for listener in listeners.withLock({ $0 }) { listener(next) }
+        })
+        observation.withLock { $0 = cancellable }
+    }
+
+    /// The last commit.
+    public var lastCommit: CommitStamp { stamp.withLock { $0 } }
+
+    /// Calls `listener` after every commit that changed the orders table.
+    public func onCommit(_ listener: @escaping @Sendable (CommitStamp) -> Void) {
+        listeners.withLock { $0.append(listener) }
+    }
+
+    static func milliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    static func randomOrder(id: Int64, at time: Int64, using generator: inout some RandomNumberGenerator) -> Order {
+        Order(id: id, customer: "customer \(Int.random(in: 1...5_000, using: &generator))",
+              status: Order.statuses[Int.random(in: 0..<Order.statuses.count, using: &generator)],
+              amount: Int64.random(in: 100...100_000, using: &generator), updated_at: time)
+    }
+
+    // MARK: Writes (each one transaction, one commit)
+
+    /// Inserts an order; a missing id takes the next free one.
+    public func insert(customer: String, status: String, amount: Int64, id: Int64?) throws -> Order {
+        try validate(customer: customer, status: status, amount: amount)
+        return try pool.write { db in
+            let newID = try id ?? ((Int64.fetchOne(db, sql: "SELECT MAX(id) FROM orders") ?? 0) + 1)
+            guard try Order.fetchOne(db, key: newID) == nil else { throw WriteError("order \(newID) exists") }
+            let order = Order(id: newID, customer: customer, status: status, amount: amount, updated_at: OrdersStore.milliseconds())
+            try order.insert(db)
+            return order
+        }
+    }
+
+    /// Changes the given fields of order `id`.
+    public func update(id: Int64, customer: String?, status: String?, amount: Int64?) throws -> Order {
+        try pool.write { db in
+            guard var order = try Order.fetchOne(db, key: id) else { throw WriteError("no order \(id)") }
+            if let customer { order.customer = customer }
+            if let status { order.status = status }
+            if let amount { order.amount = amount }
+            try validate(customer: order.customer, status: order.status, amount: order.amount)
+            order.updated_at = OrdersStore.milliseconds()
+            try order.update(db)
+            return order
+        }
+    }
+
+    /// Deletes order `id`.
+    public func delete(id: Int64) throws {
+        try pool.write { db in
+            guard try Order.deleteOne(db, key: id) else { throw WriteError("no order \(id)") }
+        }
+    }
+
+    /// One commit of random churn: `changes` rows updated (status, amount), inserted or
+    /// deleted, as a busy shop would.
+    public func churn(changes: Int) throws {
+        guard (1...10_000).contains(changes) else { throw WriteError("changes must be 1...10000") }
+        var generator = SystemRandomNumberGenerator()
+        try pool.write { db in
+            let now = OrdersStore.milliseconds()
+            let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM orders") ?? 0
+            for step in 0..<changes {
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0:
+                    try OrdersStore.randomOrder(id: maxID + 1 + Int64(step), at: now, using: &generator).insert(db)
+                case 1:
+                    try db.execute(sql: "DELETE FROM orders WHERE id = (SELECT id FROM orders WHERE id >= ? ORDER BY id LIMIT 1)",
+                                   arguments: [Int64.random(in: 1...max(1, maxID), using: &generator)])
+                default:
+                    try db.execute(sql: """
+                        UPDATE orders SET status = ?, amount = ?, updated_at = ?
+                        WHERE id = (SELECT id FROM orders WHERE id >= ? ORDER BY id LIMIT 1)
+                        """, arguments: [Order.statuses[Int.random(in: 0..<Order.statuses.count, using: &generator)],
+                                         Int64.random(in: 100...100_000, using: &generator), now + Int64(step),
+                                         Int64.random(in: 1...max(1, maxID), using: &generator)])
+                }
+            }
+        }
+    }
+
+    private func validate(customer: String, status: String, amount: Int64) throws {
+        guard !customer.isEmpty, customer.utf8.count <= 200 else { throw WriteError("customer must be 1-200 bytes") }
+        guard Order.statuses.contains(status) else { throw WriteError("status must be one of \(Order.statuses.joined(separator: ", "))") }
+        guard (0...1_000_000_000).contains(amount) else { throw WriteError("amount must be 0...1000000000 cents") }
+    }
+}
+
+/// A lock around a value (Synchronization's `Mutex` needs macOS 15; this works from 14).
+public final class Mutex<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    public init(_ value: Value) { self.value = value }
+
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The service: the page, the write API and the live queries, on one port.
+///
+/// - `GET /` — the page;
+/// - `GET /live?status=open&orderBy=updated_at&descending=true&limit=100` (WebSocket) —
+///   a live query: an initial event with the rows, then one event per commit that changes
+///   them; a bad query gets `{"error":…}` and the socket is closed;
+/// - `POST /api/orders` `{"customer","status","amount"[,"id"]}`, `PATCH /api/orders/ID`,
+///   `DELETE /api/orders/ID`, `POST /api/churn?changes=N` — writes, one commit each; bad
+///   ones get `400 {"error":…}` and change nothing;
+/// - `GET /api/status` — the last commit and the number of observed queries;
+/// - with test hooks: `POST`/`GET /api/report` — what a page last said it shows.
+public struct LiveQueryServer: Sendable {
+    public let store: OrdersStore
+    public let hub: QueryHub
+    public let testHooks: Bool
+    private let report = Mutex<[UInt8]>(Array("null".utf8))
+
+    public init(store: OrdersStore, testHooks: Bool = false) {
+        self.store = store
+        hub = QueryHub(store: store)
+        self.testHooks = testHooks
+        store.onCommit { [hub] _ in hub.commitHappened() }
+    }
+
+    /// The application listening on `host:port` (port 0: any free port; see `onServerRunning`).
+    public func application(host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let store = self.store, hub = self.hub, report = self.report, testHooks = self.testHooks
+
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: LiveQueryServer.page)))
+        }
+        router.get("/api/status") { _, _ in
+            let commit = store.lastCommit
+            return json(.ok, "{\"version\":\(commit.version),\"committedAt\":\(commit.committedAtMilliseconds),\"queries\":\(await hub.activeQueryCount)}")
+        }
+        router.post("/api/orders") { request, _ in
+            struct NewOrder: Decodable { var customer: String; var status: String; var amount: Int64; var id: Int64? }
+            return await respond {
+                let body = try await decodeBody(request, as: NewOrder.self)
+                return try encode(store.insert(customer: body.customer, status: body.status, amount: body.amount, id: body.id))
+            }
+        }
+        router.patch("/api/orders/:id") { request, context in
+            struct Change: Decodable { var customer: String?; var status: String?; var amount: Int64? }
+            return await respond {
+                let id = try orderID(context)
+                let body = try await decodeBody(request, as: Change.self)
+                return try encode(store.update(id: id, customer: body.customer, status: body.status, amount: body.amount))
+            }
+        }
+        router.delete("/api/orders/:id") { _, context in
+            await respond {
+                try store.delete(id: try orderID(context))
+                return Array("{\"deleted\":true}".utf8)
+            }
+        }
+        router.post("/api/churn") { request, _ in
+            await respond {
+                let changes = request.uri.queryParameters.get("changes").flatMap { Int($0) } ?? 10
+                try store.churn(changes: changes)
+                return Array("{\"version\":\(store.lastCommit.version)}".utf8)
+            }
+        }
+        if testHooks {
+            router.post("/api/report") { request, _ in
+                let body = try await request.body.collect(upTo: 16 << 20)
+                report.withLock { $0 = Array(body.readableBytesView) }
+                return json(.ok, "{}")
+            }
+            router.get("/api/report") { _, _ in
+                json(.ok, String(decoding: report.withLock { $0 }, as: UTF8.self))
+            }
+        }
+        router.ws("/live") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let parameters = context.request.uri.queryParameters
+            let spec: QuerySpec
+            do throws(WriteError) {
+                spec = try QuerySpec.parse(parameters: parameters)
+            } catch {
+                try await outbound.write(.text(errorJSON(error.message)))
+                return
+            }
+            try await serveLiveQuery(spec, hub: hub, inbound: inbound, outbound: outbound)
+        }
+
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: Logger(label: "live-query-service")
+        )
+    }
+
+    /// The page (`Public/index.html`), read once.
+    static let page: [UInt8] = {
+        guard let url = Bundle.module.url(forResource: "index", withExtension: "html", subdirectory: "Public"),
+              let data = try? Data(contentsOf: url) else { return Array("<p>page missing</p>".utf8) }
+        return Array(data)
+    }()
+}
+
+/// Sends a client its live query until it leaves: the initial event, then for each wake-up
+/// the shared event, or its own diff when it fell behind (a client that reads slowly is
+/// woken once for many commits, and holds one snapshot, whatever it missed).
+func serveLiveQuery(_ spec: QuerySpec, hub: QueryHub, inbound: WebSocketInboundStream,
+                    outbound: WebSocketOutboundWriter) async throws {
+    let id = UUID()
+    let (query, wakeups) = await hub.join(spec, client: id)
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            var cursor = ClientCursor()
+            do {
+                if let event = cursor.nextEvent(from: try await query.current()) {
+                    try await outbound.write(.text(String(decoding: event, as: UTF8.self)))
+                }
+                for await _ in wakeups {
+                    if let event = cursor.nextEvent(from: try await query.current()) {
+                        try await outbound.write(.text(String(decoding: event, as: UTF8.self)))
+                    }
+                }
+            } catch {}
+        }
+        group.addTask {
+            // The client sends nothing; this ends when it closes.
+            do { for try await _ in inbound {} } catch {}
+        }
+        await group.next()
+        group.cancelAll()
+    }
+    await hub.leave(spec, client: id)
+}
+
+extension QuerySpec {
+    /// A query from URL parameters (`status`, `customer`, `minAmount`, `orderBy`, `descending`, `limit`).
+    public static func parse(parameters: Parameters) throws(WriteError) -> QuerySpec {
+        var object: [String: Any] = [:]
+        for name in ["status", "customer", "orderBy"] { if let value = parameters.get(name) { object[name] = value } }
+        for name in ["minAmount", "limit"] {
+            if let value = parameters.get(name) {
+                guard let number = Int64(value) else { throw WriteError("\(name) must be an integer") }
+                object[name] = number
+            }
+        }
+        if let value = parameters.get("descending") {
+            guard value == "true" || value == "false" else { throw WriteError("descending must be true or false") }
+            object["descending"] = value == "true"
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
+        return try parse(String(decoding: data, as: UTF8.self))
+    }
+}
+
+func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+}
+
+func errorJSON(_ message: String) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: ["error": message])) ?? Data("{\"error\":\"bad request\"}".utf8)
+    return String(decoding: data, as: UTF8.self)
+}
+
+func respond(_ body: () async throws -> [UInt8]) async -> Response {
+    do {
+        let bytes = try await body()
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    } catch let error as WriteError {
+        return json(error.message.hasPrefix("no order") ? .notFound : .badRequest, errorJSON(error.message))
+    } catch {
+        return json(.internalServerError, errorJSON("\(error)"))
+    }
+}
+
+func decodeBody<T: Decodable>(_ request: Request, as type: T.Type) async throws -> T {
+    let buffer = try await request.body.collect(upTo: 1 << 16)
+    do {
+        return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+    } catch {
+        throw WriteError("the body must be a JSON object with the fields of an order")
+    }
+}
+
+func orderID(_ context: BasicWebSocketRequestContext) throws -> Int64 {
+    guard let text = context.parameters.get("id"), let id = Int64(text) else { throw WriteError("the order id must be an integer") }
+    return id
+}
+
+func encode(_ order: Order) throws -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return Array(try encoder.encode(order))
+}

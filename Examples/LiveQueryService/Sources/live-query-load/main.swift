@@ -1,0 +1,199 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GRDB
+import HummingbirdWSClient
+import LiveQueryServiceKit
+import Logging
+import NIOCore
+import NIOPosix
+
+// live-query-load --port P --database FILE --server-pid PID [--clients 1000] [--queries 10]
+//                 [--commits 200] [--changes 5] [--seconds 30]
+// Loopback only: N WebSocket clients on Q distinct live queries while one writer commits
+// C times a second (each commit CHANGES rows) for S seconds; then checks that every client
+// holds exactly what the query returns from SQLite, and reports latency (commit to event
+// received), event size against the full result, and the server's CPU and memory.
+// Also keeps one client that never reads, to show that it costs the server bounded memory.
+
+var port = 8080, database = "orders.sqlite", serverPID: Int32 = 0
+var clientCount = 1_000, queryCount = 10, commitsPerSecond = 200, changesPerCommit = 5, seconds = 30.0
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    let value = arguments.next() ?? ""
+    switch argument {
+    case "--port": port = Int(value) ?? port
+    case "--database": database = value
+    case "--server-pid": serverPID = Int32(value) ?? 0
+    case "--clients": clientCount = min(Int(value) ?? clientCount, 5_000)
+    case "--queries": queryCount = min(Int(value) ?? queryCount, 20)
+    case "--commits": commitsPerSecond = min(Int(value) ?? commitsPerSecond, 1_000)
+    case "--changes": changesPerCommit = Int(value) ?? changesPerCommit
+    case "--seconds": seconds = min(Double(value) ?? seconds, 120)
+    default: FileHandle.standardError.write(Data("live-query-load: unknown argument \(argument)\n".utf8)); exit(2)
+    }
+}
+
+/// The queries: every status, ordered by amount, id or recency, pages of 100-500 rows.
+let statuses: [String?] = [nil] + Order.statuses.map { $0 }
+let queries: [QuerySpec] = (0..<queryCount).map { index in
+    QuerySpec(status: statuses[index % statuses.count], orderBy: ["amount", "id", "updated_at"][index % 3],
+              descending: index % 2 == 0, limit: [500, 200, 100][index % 3])
+}
+func url(_ spec: QuerySpec) -> String {
+    var items = ["orderBy=\(spec.orderBy)", "descending=\(spec.descending)", "limit=\(spec.limit)"]
+    if let status = spec.status { items.append("status=\(status)") }
+    return "ws://127.0.0.1:\(port)/live?" + items.joined(separator: "&")
+}
+
+final class Stats: @unchecked Sendable {
+    let lock = NSLock()
+    var latencies: [Double] = []
+    var eventBytes = 0, events = 0, fullBytes = 0, fullEvents = 0, errors: [String] = []
+    var mirrors: [Int: (QuerySpec, LiveMirror)] = [:]
+    var measuring = false
+
+    func record(_ body: (Stats) -> Void) { lock.lock(); body(self); lock.unlock() }
+}
+let stats = Stats()
+
+func milliseconds() -> Double { Date().timeIntervalSince1970 * 1000 }
+
+/// The server process's CPU seconds (user + system) and resident memory now and at most.
+func serverUsage() -> (cpu: Double, rssMB: Double, peakMB: Double) {
+    guard serverPID > 0, let stat = try? String(contentsOfFile: "/proc/\(serverPID)/stat", encoding: .utf8),
+          let status = try? String(contentsOfFile: "/proc/\(serverPID)/status", encoding: .utf8) else { return (0, 0, 0) }
+    let fields = stat.split(separator: ")").last!.split(separator: " ")
+    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    func kilobytes(_ name: String) -> Double {
+        status.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Double($0.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "") } ?? 0
+    }
+    return (ticks / Double(sysconf(Int32(_SC_CLK_TCK))), kilobytes("VmRSS:") / 1024, kilobytes("VmHWM:") / 1024)
+}
+
+/// A client that upgrades to a WebSocket and then never reads a byte.
+func stalledClient(_ path: String) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var small: Int32 = 4096
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    return fd
+}
+
+var logger = Logger(label: "live-query-load")
+logger.logLevel = .critical
+let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s")
+let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)))
+
+let clients = Task {
+    await withTaskGroup(of: Void.self) { group in
+        for client in 0..<clientCount {
+            let spec = queries[client % queries.count]
+            group.addTask {
+                do {
+                    try await WebSocketClient.connect(url: url(spec), eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
+                        var mirror = LiveMirror()
+                        for try await message in inbound.messages(maxSize: 64 << 20) {
+                            guard case .text(let text) = message else { continue }
+                            let received = milliseconds()
+                            let bytes = Array(text.utf8)
+                            let (committedAt, isInitial) = try mirror.apply(bytes)
+                            let snapshot = mirror
+                            stats.record { stats in
+                                stats.mirrors[client] = (spec, snapshot)
+                                if isInitial {
+                                    stats.fullBytes += bytes.count
+                                    stats.fullEvents += 1
+                                } else if stats.measuring {
+                                    stats.latencies.append(received - Double(committedAt))
+                                    stats.eventBytes += bytes.count
+                                    stats.events += 1
+                                }
+                            }
+                        }
+                    }
+                } catch is CancellationError {
+                } catch {
+                    stats.record { $0.errors.append("client \(client): \(error)") }
+                }
+            }
+        }
+    }
+}
+
+// Wait until every client has its initial event.
+let connectDeadline = Date().addingTimeInterval(60)
+while stats.lock.withLock({ stats.mirrors.count }) < clientCount && Date() < connectDeadline {
+    try await Task.sleep(for: .milliseconds(100))
+}
+let connected = stats.lock.withLock { stats.mirrors.count }
+print("live-query-load: \(connected) clients connected")
+
+// The writer: C commits a second through the HTTP API, paced, for S seconds.
+let session = URLSession(configuration: .ephemeral)
+var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
+request.httpMethod = "POST"
+stats.record { $0.measuring = true }
+let before = serverUsage()
+var peakRSS = before.rssMB
+let start = Date()
+var commits = 0, writeErrors = 0
+let interval = 1.0 / Double(commitsPerSecond)
+while Date().timeIntervalSince(start) < seconds {
+    let due = start.addingTimeInterval(Double(commits) * interval)
+    let wait = due.timeIntervalSinceNow
+    if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+    // Two writers in flight keep the pace when one waits.
+    async let first: (Data, URLResponse) = session.data(for: request)
+    async let second: (Data, URLResponse) = session.data(for: request)
+    for response in [try? await first, try? await second] {
+        if let http = response?.1 as? HTTPURLResponse, http.statusCode == 200 { commits += 1 } else { writeErrors += 1 }
+    }
+    if commits % 200 == 0 { peakRSS = max(peakRSS, serverUsage().rssMB) }
+}
+let writeSeconds = Date().timeIntervalSince(start)
+let after = serverUsage()
+stats.record { $0.measuring = false }
+
+// Convergence: every client's rows equal the query's rows in SQLite.
+let reader = try DatabaseQueue(path: database, configuration: { var c = Configuration(); c.readonly = true; return c }())
+var converged = 0
+let convergeDeadline = Date().addingTimeInterval(30)
+var expected: [QuerySpec: [Order]] = [:]
+repeat {
+    try await Task.sleep(for: .milliseconds(500))
+    expected = [:]
+    for spec in queries { expected[spec] = try await reader.read { try spec.fetch($0) } }
+    converged = stats.lock.withLock { stats.mirrors.values.filter { expected[$0.0] == $0.1.rows }.count }
+} while converged < connected && Date() < convergeDeadline
+
+clients.cancel()
+close(stalled)
+let latencies = stats.lock.withLock { stats.latencies.sorted() }
+func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+let (eventBytes, events, fullBytes, fullEvents, errors) = stats.lock.withLock { (stats.eventBytes, stats.events, stats.fullBytes, stats.fullEvents, stats.errors) }
+let averageEvent = events > 0 ? Double(eventBytes) / Double(events) : 0
+let averageFull = fullEvents > 0 ? Double(fullBytes) / Double(fullEvents) : 1
+print(String(format: """
+    commits: %d in %.1f s (%.0f/s), %d write errors
+    events received: %d (%.0f/s); commit → event received: p50 %.1f ms, p99 %.1f ms, max %.1f ms
+    bytes per event: %.0f on average, %.2f%% of a full result (%.0f bytes)
+    server: CPU %.0f%% of one core, RSS %.0f MB at the end (peak seen %.0f MB, high-water %.0f MB), with one client that never reads
+    converged: %d of %d clients hold exactly the query's rows in SQLite
+    errors: %d
+    """, commits, writeSeconds, Double(commits) / writeSeconds, writeErrors, events, Double(events) / writeSeconds,
+    percentile(0.5), percentile(0.99), latencies.last ?? 0, averageEvent, 100 * averageEvent / averageFull, averageFull,
+    100 * (after.cpu - before.cpu) / writeSeconds, after.rssMB, max(peakRSS, after.rssMB), after.peakMB, converged, connected, errors.count))
+for error in errors.prefix(5) { print("  \(error)") }
+let passed = converged == clientCount && errors.isEmpty && writeErrors == 0
+print(passed ? "live-query-load: passed" : "live-query-load: FAILED")
+exit(passed ? 0 : 1)

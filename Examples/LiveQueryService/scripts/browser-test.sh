@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The page in a real browser: headless Chromium opens a live query, the driver makes 1,000
+# random writes through the HTTP API, and the table the page shows (read back from its DOM)
+# must equal the query run directly against SQLite, row for row. Saves a screenshot.
+# Loopback only; bounded in writes and time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-.build/browser-test}
+WRITES=${WRITES:-1000}
+if ! command -v chromium >/dev/null; then
+    apt-get update -qq && apt-get install -y chromium
+fi
+swift build -c release --product live-query-service
+rm -rf "$OUT" && mkdir -p "$OUT"
+.build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed 3000 --test-hooks >"$OUT/server.log" 2>&1 &
+SERVER=$!
+BROWSER=""
+cleanup() { kill $SERVER ${BROWSER:+$BROWSER} 2>/dev/null || true; }
+trap cleanup EXIT
+for _ in $(seq 100); do grep -q "live-query-service: http" "$OUT/server.log" && break; sleep 0.1; done
+PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$OUT/server.log" | head -1)
+[ -n "$PORT" ] || { cat "$OUT/server.log"; exit 1; }
+QUERY="status=open&orderBy=updated_at&descending=true&limit=200"
+chromium --headless=new --no-sandbox --disable-gpu --remote-debugging-port=0 --user-data-dir="$OUT/profile" \
+    "http://127.0.0.1:$PORT/?$QUERY&report=1" >"$OUT/browser.log" 2>&1 &
+BROWSER=$!
+python3 scripts/browser_driver.py --port "$PORT" --database "$OUT/orders.sqlite" --writes "$WRITES"
+# The converged page as a person sees it.
+timeout 60 chromium --headless=new --no-sandbox --disable-gpu --window-size=1100,1400 --user-data-dir="$OUT/profile-shot" \
+    --screenshot="$OUT/live-orders.png" --virtual-time-budget=3000 "http://127.0.0.1:$PORT/?$QUERY" >>"$OUT/browser.log" 2>&1
+echo "browser-test: screenshot $OUT/live-orders.png"
