@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -58,6 +58,18 @@ check-symbols: deps
 # A build that finds xxHash only through pkg-config (needs root: hides the system header).
 check-pkgconfig: deps
 	bash scripts/check-pkgconfig.sh
+
+# The live-query service (Examples/LiveQueryService) on http://127.0.0.1:8080/.
+serve:
+	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000
+
+# The service's page in headless Chromium against 1,000 random writes (CI runs it).
+browser-test:
+	bash Examples/LiveQueryService/scripts/browser-test.sh
+
+# 1,000 WebSocket clients on loopback for 30 s (figures in Examples/LiveQueryService/README.md).
+load-test:
+	bash Examples/LiveQueryService/scripts/load-test.sh
 
 # The `diffengine` CLI with the Swift runtime linked in, copied to PREFIX/bin.
 install: deps

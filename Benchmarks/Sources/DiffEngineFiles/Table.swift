@@ -239,6 +239,7 @@ public struct TableReader {
         rows.keyEnds.reserveCapacity(estimate)
         rows.offsets.reserveCapacity(estimate)
         rows.lines.reserveCapacity(estimate)
+        rows.fileRows.reserveCapacity(estimate)
         var nextProgress = 64 << 20
         try TableReader.forEachRecord(&window, scanner: scanner, fields: &fields, line: &line) { (buffer, fields, offset, recordLine) throws(InputError) in
             if isHeader {
@@ -389,6 +390,14 @@ public struct TableReader {
         var line = 1
         var scratch: [UInt8] = []
         var members: [CanonicalMember] = []
+        var encoder = CanonicalJSONEncoder()
+        let estimate = file.size / 128
+        rows.keyHashes.reserveCapacity(estimate)
+        rows.contentHashes.reserveCapacity(estimate)
+        rows.keyEnds.reserveCapacity(estimate)
+        rows.offsets.reserveCapacity(estimate)
+        rows.lines.reserveCapacity(estimate)
+        rows.fileRows.reserveCapacity(estimate)
         var nextProgress = 64 << 20
         while true {
             let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[0..<window.count])
@@ -414,44 +423,48 @@ public struct TableReader {
             if textEnd > position && buffer[textEnd - 1] == 0x0D { textEnd -= 1 }
             let text = UnsafeRawBufferPointer(rebasing: buffer[position..<textEnd])
             if text.contains(where: { $0 != 0x20 && $0 != 0x09 }) {
-                let canonical: [UInt8]
                 do throws(JSONSyntaxError) {
-                    canonical = try canonicalJSON(text)
+                    try encoder.encode(text)
                 } catch {
                     let message = error.message == "invalid UTF-8" ? "invalid UTF-8" : "invalid JSON at column \(error.offset + 1): \(error.message)"
                     throw InputError(file: file.name, line: line, message: message)
                 }
-                guard canonical.first == UInt8(ascii: "{"), let parsed = CanonicalMember.members(of: canonical[...], into: &members) else {
+                let canonical = encoder.encoded
+                guard canonical.first == UInt8(ascii: "{"), CanonicalMember.members(of: canonical[...], into: &members) != nil else {
                     throw InputError(file: file.name, line: line, message: "expected a JSON object")
                 }
-                _ = parsed
                 let fileRow = rows.fileRowCount
                 rows.fileRowCount += 1
                 let keyStart = rows.keyBytes.count
-                for name in keyNames {
-                    guard let member = members.first(where: { canonical[$0.name].elementsEqual(name) }) else {
-                        throw InputError(file: file.name, line: line, message: "no key '\(String(decoding: name, as: UTF8.self))'")
+                let outcome = canonical.withUnsafeBytes { bytes in Result { () throws(InputError) -> Bool in
+                    func name(_ member: CanonicalMember) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[member.name]) }
+                    for key in keyNames {
+                        guard let member = members.first(where: { name($0).elementsEqual(key) }) else {
+                            throw InputError(file: file.name, line: line, message: "no key '\(String(decoding: key, as: UTF8.self))'")
+                        }
+                        rows.keyBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.value]))
                     }
-                    rows.keyBytes.append(contentsOf: canonical[member.value])
-                }
-                let keyHash = rows.keyBytes[keyStart...].withUnsafeBytes { stableHash(bytes: $0) }
-                if keeps(keyHash) {
+                    let keyHash = rows.keyBytes[keyStart...].withUnsafeBytes { stableHash(bytes: $0) }
+                    guard keeps(keyHash) else { return false }
                     let contentHash: UInt64
                     if filters {
                         scratch.removeAll(keepingCapacity: true)
                         scratch.append(UInt8(ascii: "{"))
                         for member in members {
-                            let name = Array(canonical[member.name])
-                            guard !ignoreNames.contains(name), onlyNames?.contains(name) ?? true else { continue }
-                            scratch.append(contentsOf: canonical[member.whole])
+                            let memberName = Array(name(member))
+                            guard !ignoreNames.contains(memberName), onlyNames?.contains(memberName) ?? true else { continue }
+                            scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.whole]))
                         }
                         scratch.append(UInt8(ascii: "}"))
                         contentHash = scratch.withUnsafeBytes { stableHash(bytes: $0, seed: seed) }
                     } else {
-                        contentHash = canonical.withUnsafeBytes { stableHash(bytes: $0, seed: seed) }
+                        contentHash = stableHash(bytes: bytes, seed: seed)
                     }
                     rows.keyHashes.append(keyHash)
                     rows.contentHashes.append(contentHash)
+                    return true
+                } }
+                if try outcome.get() {
                     rows.keyEnds.append(rows.keyBytes.count)
                     rows.offsets.append(offset)
                     rows.lines.append(Int32(truncatingIfNeeded: line))

@@ -10,9 +10,10 @@ WRITES=${WRITES:-1000}
 if ! command -v chromium >/dev/null; then
     apt-get update -qq && apt-get install -y chromium
 fi
-swift build -c release --product live-query-service
+CONFIGURATION=${CONFIGURATION:-release} # CI uses the debug build its tests made
+swift build -c "$CONFIGURATION" --product live-query-service
 rm -rf "$OUT" && mkdir -p "$OUT"
-.build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed 3000 --test-hooks >"$OUT/server.log" 2>&1 &
+".build/$CONFIGURATION/live-query-service" --port 0 --database "$OUT/orders.sqlite" --seed 3000 --test-hooks >"$OUT/server.log" 2>&1 &
 SERVER=$!
 BROWSER=""
 cleanup() { kill $SERVER ${BROWSER:+$BROWSER} 2>/dev/null || true; }

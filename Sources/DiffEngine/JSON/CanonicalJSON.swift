@@ -60,8 +60,12 @@ internal struct _CanonicalJSONWriter {
     /// Parses one value that must fill the text (whitespace aside) and appends its
     /// canonical encoding to `out`.
     static func encodeDocument(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) throws(JSONSyntaxError) {
-        var writer = _CanonicalJSONWriter(text)
         var scratch = Scratch()
+        try encodeDocument(text, into: &out, &scratch)
+    }
+
+    static func encodeDocument(_ text: UnsafeRawBufferPointer, into out: inout [UInt8], _ scratch: inout Scratch) throws(JSONSyntaxError) {
+        var writer = _CanonicalJSONWriter(text)
         writer.skipWhitespace()
         try writer.value(into: &out, &scratch)
         writer.skipWhitespace()

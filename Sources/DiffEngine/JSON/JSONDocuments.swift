@@ -117,3 +117,23 @@ public func canonicalJSON(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError
     try _CanonicalJSONWriter.encodeDocument(text, into: &out)
     return out
 }
+
+/// Encodes JSON documents canonically one after another, reusing its buffers, so that a
+/// stream of documents (a JSON Lines file) allocates nothing per document.
+/// - Note: For the file differ (`@_spi(Files)`).
+@_spi(Files)
+public struct CanonicalJSONEncoder {
+    private var scratch = _CanonicalJSONWriter.Scratch()
+    /// The last document's canonical encoding.
+    public private(set) var encoded: [UInt8] = []
+
+    /// Creates an encoder.
+    public init() {}
+
+    /// Replaces ``encoded`` with the canonical encoding of `text` (see `canonicalJSON`).
+    /// - Throws: `JSONSyntaxError` when the text is not one JSON value.
+    public mutating func encode(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
+        encoded.removeAll(keepingCapacity: true)
+        try _CanonicalJSONWriter.encodeDocument(text, into: &encoded, &scratch)
+    }
+}

@@ -12,42 +12,58 @@ public struct LiveMirror: Sendable {
 
     public struct BadEvent: Error { public var message: String }
 
+    private struct Event: Decodable {
+        struct Changes: Decodable {
+            var oldCount: Int
+            var newCount: Int
+            var deletions: [Int]
+            var insertions: [Int]
+            var updates: [[Int]]
+            var moves: [[Int]]
+        }
+        var isInitial: Bool
+        var version: Int
+        var committedAt: Int64
+        var changes: Changes
+        var rows: [String: Order]
+    }
+
+    private struct ErrorEvent: Decodable { var error: String }
+
     /// Applies one event; returns its `committedAt` (milliseconds) and whether it was initial.
     @discardableResult
     public mutating func apply(_ text: [UInt8]) throws -> (committedAt: Int64, isInitial: Bool) {
-        guard let event = try JSONSerialization.jsonObject(with: Data(text)) as? [String: Any] else { throw BadEvent(message: "not an object") }
-        if let error = event["error"] as? String { throw BadEvent(message: error) }
-        guard let changes = event["changes"] as? [String: Any], let newCount = changes["newCount"] as? Int,
-              let rowsByIndex = event["rows"] as? [String: Any], let isInitial = event["isInitial"] as? Bool else {
-            throw BadEvent(message: "not an event")
+        let decoder = JSONDecoder()
+        let event: Event
+        do {
+            event = try decoder.decode(Event.self, from: Data(text))
+        } catch {
+            if let failure = try? decoder.decode(ErrorEvent.self, from: Data(text)) { throw BadEvent(message: failure.error) }
+            throw BadEvent(message: "not an event: \(error)")
         }
+        let changes = event.changes
         func order(_ index: Int) throws -> Order {
-            guard let object = rowsByIndex[String(index)],
-                  let data = try? JSONSerialization.data(withJSONObject: object) else { throw BadEvent(message: "no row \(index)") }
-            return try JSONDecoder().decode(Order.self, from: data)
+            guard let row = event.rows[String(index)] else { throw BadEvent(message: "no row \(index)") }
+            return row
         }
-        let deletions = changes["deletions"] as? [Int] ?? []
-        let insertions = changes["insertions"] as? [Int] ?? []
-        let updates = (changes["updates"] as? [[Int]] ?? []).map { ($0[0], $0[1]) }
-        let moves = (changes["moves"] as? [[Int]] ?? []).map { ($0[0], $0[1]) }
-        if isInitial {
-            rows = try (0..<newCount).map(order)
+        if event.isInitial {
+            rows = try (0..<changes.newCount).map(order)
         } else {
-            guard (changes["oldCount"] as? Int) == rows.count else { throw BadEvent(message: "event for \(changes["oldCount"] ?? "?") rows, have \(rows.count)") }
-            var leaving = Set(deletions)
-            for (from, _) in moves { leaving.insert(from) }
-            var next = [Order?](repeating: nil, count: newCount)
-            for (from, to) in moves { next[to] = rows[from] }
-            for index in insertions { next[index] = try order(index) }
+            guard changes.oldCount == rows.count else { throw BadEvent(message: "event for \(changes.oldCount) rows, have \(rows.count)") }
+            var leaving = Set(changes.deletions)
+            for move in changes.moves { leaving.insert(move[0]) }
+            var next = [Order?](repeating: nil, count: changes.newCount)
+            for move in changes.moves { next[move[1]] = rows[move[0]] }
+            for index in changes.insertions { next[index] = try order(index) }
             let current = rows
             var kept = current.indices.filter { !leaving.contains($0) }.map { current[$0] }.makeIterator()
             for index in next.indices where next[index] == nil { next[index] = kept.next() }
-            for (_, index) in updates { next[index] = try order(index) }
+            for update in changes.updates { next[update[1]] = try order(update[1]) }
             guard !next.contains(where: { $0 == nil }) else { throw BadEvent(message: "event leaves holes") }
             rows = next.map { $0! }
         }
-        version = event["version"] as? Int ?? version
+        version = event.version
         events += 1
-        return ((event["committedAt"] as? NSNumber)?.int64Value ?? 0, isInitial)
+        return (event.committedAt, event.isInitial)
     }
 }

@@ -1,6 +1,7 @@
 import DiffEngine
 import Foundation
 import GRDB
+import NIOCore
 
 /// What a client asks to watch: a filter and an order over `orders`, and a page size.
 /// Only these fields exist, and each is checked, so a query is never SQL from the client.
@@ -84,6 +85,8 @@ public struct Publication: Sendable {
     public var committedAt: Int64
     public var rows: [Order]
     public var event: [UInt8]
+    /// The event as a buffer that every client's socket sends without a copy.
+    public var eventBuffer: ByteBuffer
 }
 
 /// One query, observed once for all its clients: after each commit it re-reads its rows,
@@ -97,6 +100,10 @@ public actor SharedQuery {
     private var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
     private var refreshing = false
     private var dirty = false
+    private var lastRefresh = ContinuousClock.now - .seconds(1)
+    /// Refreshes start at least this far apart: commits in between fold into one event, so a
+    /// busy table costs each query at most one read, diff and event per interval.
+    public static let minimumInterval = Duration.milliseconds(10)
     /// How many times the rows were read and diffed (one per refresh, whatever the clients).
     public private(set) var refreshCount = 0
 
@@ -109,7 +116,14 @@ public actor SharedQuery {
 
     /// The current publication (after the first refresh).
     public func current() async throws -> Publication {
-        if latest == nil { try await refresh() }
+        // Refreshes run one at a time (a refresh that read older rows must not publish after
+        // a newer one), so the first client waits for the running one.
+        var attempts = 0
+        while latest == nil {
+            attempts += 1
+            if attempts > 5_000 { throw WriteError("the query cannot be read") }
+            if refreshing { try await Task.sleep(for: .milliseconds(1)) } else { await commitHappened() }
+        }
         return latest!
     }
 
@@ -139,9 +153,13 @@ public actor SharedQuery {
             dirty = true
             return
         }
+        refreshing = true
+        defer { refreshing = false }
         do {
             repeat {
                 dirty = false
+                let due = lastRefresh + SharedQuery.minimumInterval
+                if ContinuousClock.now < due { try await Task.sleep(until: due) }
                 try await refresh()
             } while dirty
         } catch {
@@ -150,8 +168,7 @@ public actor SharedQuery {
     }
 
     private func refresh() async throws {
-        refreshing = true
-        defer { refreshing = false }
+        lastRefresh = ContinuousClock.now
         let commit = store.lastCommit
         let spec = self.spec
         let rows = try await store.pool.read { db in try spec.fetch(db) }
@@ -159,10 +176,11 @@ public actor SharedQuery {
         let update = differ.diff(rows)
         // A commit that leaves this query's rows as they were publishes nothing.
         guard update.changeset.hasChanges || latest == nil else { return }
+        let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
+                                version: commit.version, committedAt: commit.committedAtMilliseconds)
         latest = Publication(sequence: (latest?.sequence ?? 0) + 1, version: commit.version,
-                             committedAt: commit.committedAtMilliseconds, rows: rows,
-                             event: renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
-                                                version: commit.version, committedAt: commit.committedAtMilliseconds))
+                             committedAt: commit.committedAtMilliseconds, rows: rows, event: event,
+                             eventBuffer: ByteBuffer(bytes: event))
         for continuation in subscribers.values { continuation.yield() }
     }
 }

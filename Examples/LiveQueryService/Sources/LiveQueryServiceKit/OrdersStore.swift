@@ -47,6 +47,8 @@ public final class OrdersStore: Sendable {
     public init(path: String, seedRows: Int) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // WAL's usual durability: a commit survives a crash of the process, and fsyncs at checkpoints.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         pool = try DatabasePool(path: path, configuration: configuration)
         try pool.write { db in
             try db.execute(sql: """
@@ -56,8 +58,13 @@ public final class OrdersStore: Sendable {
                     status TEXT NOT NULL,
                     amount INTEGER NOT NULL,
                     updated_at INTEGER NOT NULL);
+                -- One index for each order a live query may ask for, with and without a status
+                -- (the rowid ends every index, so ties by id come in order too).
                 CREATE INDEX IF NOT EXISTS orders_status_updated ON orders (status, updated_at);
+                CREATE INDEX IF NOT EXISTS orders_status_amount ON orders (status, amount);
+                CREATE INDEX IF NOT EXISTS orders_status ON orders (status);
                 CREATE INDEX IF NOT EXISTS orders_updated ON orders (updated_at);
+                CREATE INDEX IF NOT EXISTS orders_amount ON orders (amount);
                 """)
         }
         if try pool.read({ try Order.fetchCount($0) }) == 0 && seedRows > 0 {

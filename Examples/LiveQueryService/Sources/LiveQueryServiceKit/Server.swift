@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 
 /// The service: the page, the write API and the live queries, on one port.
 ///
@@ -121,15 +122,15 @@ func serveLiveQuery(_ spec: QuerySpec, hub: QueryHub, inbound: WebSocketInboundS
     await withTaskGroup(of: Void.self) { group in
         group.addTask {
             var cursor = ClientCursor()
+            func send(_ publication: Publication) async throws {
+                guard let event = cursor.nextEvent(from: publication) else { return }
+                // The shared event goes out as the publication's own buffer; a coalesced one as its own.
+                let buffer = event == publication.event ? publication.eventBuffer : ByteBuffer(bytes: event)
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
+            }
             do {
-                if let event = cursor.nextEvent(from: try await query.current()) {
-                    try await outbound.write(.text(String(decoding: event, as: UTF8.self)))
-                }
-                for await _ in wakeups {
-                    if let event = cursor.nextEvent(from: try await query.current()) {
-                        try await outbound.write(.text(String(decoding: event, as: UTF8.self)))
-                    }
-                }
+                try await send(try await query.current())
+                for await _ in wakeups { try await send(try await query.current()) }
             } catch {}
         }
         group.addTask {

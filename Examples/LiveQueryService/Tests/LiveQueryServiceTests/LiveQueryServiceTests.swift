@@ -1,0 +1,217 @@
+import DiffEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GRDB
+import Hummingbird
+import HummingbirdWSClient
+import Logging
+import NIOCore
+@testable import LiveQueryServiceKit
+import Testing
+
+/// A service on a fresh database in a temporary folder, on a free loopback port.
+final class RunningService: @unchecked Sendable {
+    let folder: String
+    let store: OrdersStore
+    let server: LiveQueryServer
+    private(set) var port = 0
+    private var task: Task<Void, any Error>?
+
+    init(seed: Int = 500, folder: String? = nil) async throws {
+        self.folder = folder ?? NSTemporaryDirectory() + "live-query-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
+        store = try OrdersStore(path: self.folder + "/orders.sqlite", seedRows: seed)
+        server = LiveQueryServer(store: store)
+        try await start()
+    }
+
+    private func start() async throws {
+        let bound = AsyncStream<Int>.makeStream()
+        let app = server.application(host: "127.0.0.1", port: 0) { port in bound.continuation.yield(port) }
+        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        for await port in bound.stream {
+            self.port = port
+            break
+        }
+    }
+
+    func stop() async {
+        task?.cancel()
+        _ = await task?.result
+    }
+
+    func http(_ method: String, _ path: String, _ body: String? = nil) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
+    }
+
+    func expected(_ spec: QuerySpec) async throws -> [Order] {
+        try await store.pool.read { try spec.fetch($0) }
+    }
+}
+
+/// A WebSocket client that keeps a mirror of its live query.
+final class MirrorClient: @unchecked Sendable {
+    private let lock = NSLock()
+    private var mirror = LiveMirror()
+    private var messages: [String] = []
+    private var task: Task<Void, Never>?
+    private(set) var closed = false
+
+    init(port: Int, query: String) {
+        var logger = Logger(label: "test-client")
+        logger.logLevel = .critical
+        task = Task {
+            _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/live?\(query)", configuration: .init(maxFrameSize: 16 << 20), logger: logger) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 16 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    self.lock.withLock {
+                        self.messages.append(text)
+                        _ = try? self.mirror.apply(Array(text.utf8))
+                    }
+                }
+            }
+            self.lock.withLock { self.closed = true }
+        }
+    }
+
+    var rows: [Order] { lock.withLock { mirror.rows } }
+    var received: [String] { lock.withLock { messages } }
+    var isClosed: Bool { lock.withLock { closed } }
+
+    func disconnect() async {
+        task?.cancel()
+        _ = await task?.value
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
+
+@Suite(.serialized) struct LiveQueryServiceTests {
+    let openByRecency = QuerySpec(status: "open", orderBy: "updated_at", descending: true, limit: 50)
+    let openQuery = "status=open&orderBy=updated_at&descending=true&limit=50"
+
+    @Test func randomWritesConvergeAndClientsShareOneObservation() async throws {
+        let service = try await RunningService()
+        let clients = (0..<3).map { _ in MirrorClient(port: service.port, query: openQuery) }
+        let other = MirrorClient(port: service.port, query: "orderBy=amount&descending=false&limit=20")
+        #expect(await eventually { clients.allSatisfy { $0.received.count >= 1 } && other.received.count >= 1 })
+        #expect(await service.server.hub.activeQueryCount == 2)
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<200 {
+            switch step % 4 {
+            case 0: _ = try service.store.insert(customer: "t\(step)", status: "open", amount: Int64.random(in: 1...9_999, using: &generator), id: nil)
+            case 1: try service.store.churn(changes: 3)
+            default:
+                let id = Int64.random(in: 1...500, using: &generator)
+                _ = try? service.store.update(id: id, customer: nil, status: Order.statuses.randomElement(), amount: nil)
+            }
+        }
+        let expected = try await service.expected(openByRecency)
+        #expect(await eventually { clients.allSatisfy { $0.rows == expected } })
+        let amountRows = try await service.expected(QuerySpec(orderBy: "amount", descending: false, limit: 20))
+        #expect(await eventually { other.rows == amountRows })
+        // One read and diff per refresh, whatever the number of clients (commits coalesce).
+        let shared = try #require(await service.server.hub.query(openByRecency))
+        #expect(await shared.refreshCount <= 201)
+        // The last client to leave ends the observation.
+        for client in clients + [other] { await client.disconnect() }
+        #expect(await eventually { await service.server.hub.activeQueryCount == 0 })
+        await service.stop()
+    }
+
+    @Test func badQueriesAndWritesGetJSONErrorsAndChangeNothing() async throws {
+        let service = try await RunningService(seed: 20)
+        let bad = MirrorClient(port: service.port, query: "status=lost")
+        #expect(await eventually { bad.isClosed })
+        #expect(bad.received == ["{\"error\":\"status must be one of open, paid, shipped, cancelled\"}"])
+        for query in ["limit=5000", "orderBy=name", "descending=maybe", "limit=ten"] {
+            let client = MirrorClient(port: service.port, query: query)
+            #expect(await eventually { client.isClosed })
+            #expect(client.received.first?.hasPrefix("{\"error\":") == true, "\(query)")
+        }
+        let before = service.store.lastCommit.version
+        let rowsBefore = try await service.store.pool.read { try Order.fetchAll($0) }
+        for (method, path, body) in [("POST", "/api/orders", "{\"customer\":\"x\"}"), ("POST", "/api/orders", "not json"),
+                                     ("POST", "/api/orders", "{\"customer\":\"x\",\"status\":\"open\",\"amount\":-5}"),
+                                     ("PATCH", "/api/orders/3", "{\"status\":\"gone\"}"), ("PATCH", "/api/orders/abc", "{}"),
+                                     ("POST", "/api/churn?changes=0", "")] {
+            let (status, object) = try await service.http(method, path, body)
+            #expect(status == 400, "\(method) \(path) \(body)")
+            #expect(object["error"] is String)
+        }
+        let (missing, _) = try await service.http("DELETE", "/api/orders/999999")
+        #expect(missing == 404)
+        #expect(service.store.lastCommit.version == before)
+        #expect(try await service.store.pool.read { try Order.fetchAll($0) } == rowsBefore)
+        await service.stop()
+    }
+
+    /// A client that fell behind gets one diff from what it has to the newest rows; one
+    /// that is one step behind gets the event shared by all.
+    @Test func aSlowClientGetsOneCoalescedDiff() throws {
+        func order(_ id: Int64, _ amount: Int64) -> Order { Order(id: id, customer: "c", status: "open", amount: amount, updated_at: id) }
+        let snapshots: [[Order]] = [
+            [order(1, 10), order(2, 20), order(3, 30)],
+            [order(2, 20), order(1, 10), order(3, 31)],
+            [order(4, 40), order(2, 20), order(3, 31)],
+            [order(3, 32), order(4, 40), order(5, 50)],
+        ]
+        var publications: [Publication] = []
+        for (index, rows) in snapshots.enumerated() {
+            let changes = index == 0 ? Changeset(oldCount: 0, newCount: rows.count, insertions: Array(rows.indices))
+                : try diff(snapshots[index - 1], rows)
+            let event = renderEvent(changes, rows: rows, isInitial: index == 0, version: index + 10, committedAt: 0)
+            publications.append(Publication(sequence: index + 1, version: index + 10, committedAt: 0, rows: rows,
+                                            event: event, eventBuffer: ByteBuffer(bytes: event)))
+        }
+        var slow = ClientCursor(), mirror = LiveMirror()
+        let initial = slow.nextEvent(from: publications[0])
+        try mirror.apply(try #require(initial))
+        let next = slow.nextEvent(from: publications[3])
+        let coalesced = try #require(next)
+        #expect(coalesced != publications[3].event)
+        try mirror.apply(coalesced)
+        #expect(mirror.rows == snapshots[3])
+        #expect(slow.nextEvent(from: publications[3]) == nil)
+
+        var prompt = ClientCursor()
+        _ = prompt.nextEvent(from: publications[1])
+        #expect(prompt.nextEvent(from: publications[2]) == publications[2].event)
+    }
+
+    @Test func aRestartedServerGivesReconnectingClientsAFreshInitialEvent() async throws {
+        let first = try await RunningService(seed: 100)
+        let folder = first.folder
+        let before = MirrorClient(port: first.port, query: openQuery)
+        #expect(await eventually { before.rows.count > 0 })
+        await first.stop()
+        #expect(await eventually { before.isClosed })
+        // Changes while the server was down are in the next initial event.
+        let second = try await RunningService(seed: 100, folder: folder)
+        _ = try second.store.insert(customer: "while away", status: "open", amount: 1, id: nil)
+        let after = MirrorClient(port: second.port, query: openQuery)
+        #expect(await eventually { after.received.count >= 1 })
+        let first_event = try #require(after.received.first)
+        #expect(first_event.hasPrefix("{\"isInitial\":true"))
+        let expected = try await second.expected(openByRecency)
+        #expect(await eventually { after.rows == expected })
+        #expect(expected.first?.customer == "while away")
+        await after.disconnect()
+        await second.stop()
+    }
+}
