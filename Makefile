@@ -75,7 +75,7 @@ load-test:
 install: deps
 	swift build -c release --package-path Benchmarks --scratch-path .build-install --product diffengine --static-swift-stdlib
 	install -d "$(PREFIX)/bin"
-	install -m 755 .build-install/release/diffengine "$(PREFIX)/bin/diffengine"
+	install -s -m 755 .build-install/release/diffengine "$(PREFIX)/bin/diffengine"
 	@echo "installed $(PREFIX)/bin/diffengine"
 
 # diffengine, csv-diff and daff (from PyPI, into a scratch venv) on one generated 20,000-row pair.

@@ -12,7 +12,7 @@ public struct RunCommand: ParsableCommand {
         abstract: "Time every engine on the seeded scenarios, after checking each answer against the rules of the Correctness article."
     )
 
-    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name) + hostileCases.map(\.name)).joined(separator: ", ")).")
+    @Option(help: "Comma-separated scenario names or prefixes (default: all). Names: \((allScenarios.map(\.name) + allStreams.map(\.name) + hostileCases.map(\.name)).joined(separator: ", ")); by exact name only: \(optInScenarios.map(\.name).joined(separator: ", ")).")
     var scenario: String?
 
     @Option(help: "Comma-separated row counts: only scenarios of these sizes (e.g. 5000).")
@@ -48,7 +48,7 @@ public struct RunCommand: ParsableCommand {
         let sizes = size.map { parseList($0).compactMap { Int($0) } }
         return allScenarios.filter { candidate in
             (names?.contains { candidate.name.hasPrefix($0) } ?? true) && (sizes?.contains(candidate.size) ?? true)
-        }
+        } + optInScenarios.filter { names?.contains($0.name) ?? false }
     }
 
     func selectedStreams() -> [SnapshotStream] {

@@ -179,6 +179,11 @@ func sectionScenario(sections: Int, itemsEach: Int) -> Scenario {
     }
 }
 
+/// Scenarios run only when named exactly (`--scenario rows-10m`): too slow for the default run.
+let optInScenarios: [Scenario] = [
+    rowScenario("rows-10m", size: 10_000_000, rates: ChangeRates(), summary: "10,000,000 rows: 10% -, 10% +, 2% moved, 2% updated"),
+]
+
 /// Every built-in scenario, in the order the table lists them.
 let allScenarios: [Scenario] = [
     uuidScenario(size: 5_000),
