@@ -173,9 +173,12 @@ public struct DiffEngineCommand: ParsableCommand {
         }
         return diff.hasDifferences
     }
+}
 
-    /// Runs the command as a program: usage mistakes exit 2 with one line on stderr.
-    public static func runAsProgram(name: String = "diffengine", arguments: [String]? = nil) -> Never {
+extension ParsableCommand {
+    /// Runs the command as a program: exit status 0 or what the command threw (`ExitCode`),
+    /// and usage mistakes exit 2 with one line on stderr, like unreadable input.
+    public static func runAsProgram(name: String, arguments: [String]? = nil) -> Never {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()

@@ -58,6 +58,16 @@ public struct TableRows: Sendable {
     /// How many rows were kept.
     public var count: Int { offsets.count }
 
+    /// Makes room for about `rows` rows (a guess from the file's size).
+    mutating func reserveCapacity(_ rows: Int) {
+        keyHashes.reserveCapacity(rows)
+        contentHashes.reserveCapacity(rows)
+        keyEnds.reserveCapacity(rows)
+        offsets.reserveCapacity(rows)
+        lines.reserveCapacity(rows)
+        fileRows.reserveCapacity(rows)
+    }
+
     /// Where row `index`'s identity bytes start.
     @inlinable
     public func keyStart(_ index: Int) -> Int { index == 0 ? 0 : keyEnds[index - 1] }
@@ -233,13 +243,7 @@ public struct TableReader {
         var isHeader = true
         var scratch: [UInt8] = [], value: [UInt8] = []
         let seed = TableReader.contentSeed
-        let estimate = file.size / 64
-        rows.keyHashes.reserveCapacity(estimate)
-        rows.contentHashes.reserveCapacity(estimate)
-        rows.keyEnds.reserveCapacity(estimate)
-        rows.offsets.reserveCapacity(estimate)
-        rows.lines.reserveCapacity(estimate)
-        rows.fileRows.reserveCapacity(estimate)
+        rows.reserveCapacity(file.size / 64)
         var nextProgress = 64 << 20
         try TableReader.forEachRecord(&window, scanner: scanner, fields: &fields, line: &line) { (buffer, fields, offset, recordLine) throws(InputError) in
             if isHeader {
@@ -391,13 +395,7 @@ public struct TableReader {
         var scratch: [UInt8] = []
         var members: [CanonicalMember] = []
         var encoder = CanonicalJSONEncoder()
-        let estimate = file.size / 128
-        rows.keyHashes.reserveCapacity(estimate)
-        rows.contentHashes.reserveCapacity(estimate)
-        rows.keyEnds.reserveCapacity(estimate)
-        rows.offsets.reserveCapacity(estimate)
-        rows.lines.reserveCapacity(estimate)
-        rows.fileRows.reserveCapacity(estimate)
+        rows.reserveCapacity(file.size / 128)
         var nextProgress = 64 << 20
         while true {
             let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[0..<window.count])

@@ -1,3 +1,3 @@
 import DiffEngineCommand
 
-DiffEngineCommand.runAsProgram()
+DiffEngineCommand.runAsProgram(name: "diffengine")
