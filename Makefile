@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -59,6 +59,11 @@ check-symbols: deps
 check-pkgconfig: deps
 	bash scripts/check-pkgconfig.sh
 
+# diffengine timed end to end on generated 1,000,000-row CSV and JSON Lines pairs.
+bench-files: deps
+	swift build -c release --package-path Benchmarks --product diffengine
+	swift run -c release --package-path Benchmarks diffbench files --rows 1000000 --runs 5
+
 # The live-query service (Examples/LiveQueryService) on http://127.0.0.1:8080/.
 serve:
 	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000
@@ -89,6 +94,7 @@ bench-smoke: deps
 	swift build --package-path Examples/CarsExample
 	swift run -c release --package-path Benchmarks diffbench --size 5000 --runs 5
 	swift run -c release --package-path Benchmarks diffbench --scenario hostile --runs 1
+	swift build -c release --package-path Benchmarks --product diffengine
 	swift run -c release --package-path Benchmarks diffbench files --rows 20000 --runs 1
 
 # The C core's passes timed one by one (no Swift layer); arguments after ARGS=, e.g.

@@ -21,6 +21,16 @@ public struct Order: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
         self.amount = amount
         self.updated_at = updated_at
     }
+
+    /// Reads a row by column position (`SELECT *` order): every refresh of a live query
+    /// decodes its whole page, and this is several times faster than the `Decodable` path.
+    public init(row: Row) {
+        id = row[0]
+        customer = row[1]
+        status = row[2]
+        amount = row[3]
+        updated_at = row[4]
+    }
 }
 
 /// A write a client asked for that cannot be done: said back as a JSON error.
@@ -47,8 +57,13 @@ public final class OrdersStore: Sendable {
     public init(path: String, seedRows: Int) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL's usual durability: a commit survives a crash of the process, and fsyncs at checkpoints.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        // WAL's usual durability (a commit survives a crash of the process; fsyncs at
+        // checkpoints), and reads from a memory map and a larger page cache: every refresh
+        // of a live query reads its page of rows again, and pread calls were a fifth of the
+        // server's time under load.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16000")
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         try pool.write { db in
             try db.execute(sql: """

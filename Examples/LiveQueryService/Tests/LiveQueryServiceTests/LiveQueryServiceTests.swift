@@ -112,7 +112,10 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         #expect(await eventually { clients.allSatisfy { $0.received.count >= 1 } && other.received.count >= 1 })
         #expect(await service.server.hub.activeQueryCount == 2)
         var generator = SystemRandomNumberGenerator()
+        let leaver = MirrorClient(port: service.port, query: openQuery)
+        #expect(await eventually { leaver.received.count >= 1 })
         for step in 0..<200 {
+            if step == 100 { await leaver.disconnect() } // mid-stream: the others carry on
             switch step % 4 {
             case 0: _ = try service.store.insert(customer: "t\(step)", status: "open", amount: Int64.random(in: 1...9_999, using: &generator), id: nil)
             case 1: try service.store.churn(changes: 3)
