@@ -173,6 +173,16 @@ internal func _pairRows<Adapter: RowAdapter>(
     }
 }
 
+/// An adapter that can find the common prefix of two row buffers by comparing raw bits (the
+/// key-path adapter over stored 8-byte integer fields): one dynamic check a diff instead of
+/// two generic calls a row.
+@usableFromInline
+internal protocol _RawPrefixComparing {
+    /// The number of leading rows equal in identity and content, or nil when this adapter
+    /// cannot tell from bits.
+    func _commonPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int) -> Int?
+}
+
 /// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves
 /// for `finish` or none), then hands the workspace to `body` with the length of the prefix
 /// it trimmed and the counts (nil workspace: the rows are identical).
@@ -186,9 +196,15 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     // unchanged, and it covers the no-change case entirely.
     let shorter = Swift.min(old.count, new.count)
     var prefix = 0
-    while prefix < shorter, adapter.identitiesEqual(old[prefix], new[prefix]),
-          adapter.contentsEqual(old[prefix], new[prefix]) {
-        prefix += 1
+    if let raw = adapter as? any _RawPrefixComparing, shorter > 0,
+       let length = raw._commonPrefix(UnsafeRawPointer(old.baseAddress!), UnsafeRawPointer(new.baseAddress!),
+                                      count: shorter, stride: MemoryLayout<Adapter.Row>.stride) {
+        prefix = length
+    } else {
+        while prefix < shorter, adapter.identitiesEqual(old[prefix], new[prefix]),
+              adapter.contentsEqual(old[prefix], new[prefix]) {
+            prefix += 1
+        }
     }
     if prefix == old.count && prefix == new.count { return body(nil, prefix, nil) }
     let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])

@@ -16,9 +16,11 @@ public struct InputError: Error, CustomStringConvertible {
         self.message = message
     }
 
-    /// `file:line: message`, or `file: message`.
+    /// `file:line: message`, or `file: message`, always one line: line breaks and other
+    /// control characters in names that came from the input (a header, a path) are escaped.
     public var description: String {
-        line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+        let text = line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+        return ReadableKey.escapingControls(text)
     }
 }
 

@@ -245,3 +245,14 @@ func runDiffEngine(_ arguments: [String], stdin: String? = nil, stdout: String? 
     process.waitUntilExit()
     return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
 }
+
+/// fuzz_csv found it: a header name holding a line break made the "appears twice" message
+/// two lines. Every message is one line, whatever the input's names.
+@Test func fuzzerDiscovered02MessagesStayOnOneLine() throws {
+    let files = try FileFixture()
+    let good = try files.write("good.csv", "id,x\n1,2\n")
+    let twice = try files.write("twice.csv", "id,\"a\nb\",\"a\nb\"\n1,2,3\n")
+    let message = try #require(try files.error([good, twice, "--key", "id"]))
+    #expect(message == "\(twice):1: column 'a\\nb' appears twice in the header")
+    #expect(try files.error([good, good, "--key", "no\nkey"]) == "\(good):1: no key column 'no\\nkey' in the header")
+}

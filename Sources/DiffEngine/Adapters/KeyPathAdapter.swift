@@ -230,3 +230,46 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         _writeSeededKeys(rows, keys) { read($0, identity, at: identityOffset) }
     }
 }
+
+extension KeyPathAdapter: _RawPrefixComparing {
+    /// Stored 8-byte integer identity and content fields: equal values are equal bits, so
+    /// the prefix is found with loads at fixed offsets, with no generic call a row.
+    @usableFromInline
+    func _commonPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int) -> Int? {
+        guard keyFunction.isStable, let identityOffset = identityIntegerOffset, let contentOffsets = contentIntegerOffsets else {
+            return nil
+        }
+        if contentOffsets.count == 1 {
+            let contentOffset = contentOffsets[0]
+            var prefix = 0
+            var left = old, right = new
+            while prefix < count
+                    && left.loadUnaligned(fromByteOffset: identityOffset, as: UInt64.self)
+                        == right.loadUnaligned(fromByteOffset: identityOffset, as: UInt64.self)
+                    && left.loadUnaligned(fromByteOffset: contentOffset, as: UInt64.self)
+                        == right.loadUnaligned(fromByteOffset: contentOffset, as: UInt64.self) {
+                prefix += 1
+                left += stride
+                right += stride
+            }
+            return prefix
+        }
+        return contentOffsets.withUnsafeBufferPointer { offsets in
+            var prefix = 0
+            while prefix < count {
+                let left = old + prefix * stride, right = new + prefix * stride
+                if left.loadUnaligned(fromByteOffset: identityOffset, as: UInt64.self)
+                    != right.loadUnaligned(fromByteOffset: identityOffset, as: UInt64.self) { break }
+                var same = true
+                for offset in offsets where left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    same = false
+                    break
+                }
+                if !same { break }
+                prefix += 1
+            }
+            return prefix
+        }
+    }
+}
