@@ -173,14 +173,19 @@ internal func _pairRows<Adapter: RowAdapter>(
     }
 }
 
-/// An adapter that can find the common prefix of two row buffers by comparing raw bits (the
-/// key-path adapter over stored 8-byte integer fields): one dynamic check a diff instead of
-/// two generic calls a row.
+/// An adapter that can compare rows by their raw bits (the key-path adapter over stored
+/// 8-byte integer fields): one dynamic check a diff instead of generic calls a row, for the
+/// common prefix and for the updates of paired rows.
 @usableFromInline
 internal protocol _RawPrefixComparing {
     /// The number of leading rows equal in identity and content, or nil when this adapter
     /// cannot tell from bits.
     func _commonPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int) -> Int?
+
+    /// Sets the bit of each paired new row whose content differs from its old row's and
+    /// returns whether any did, or returns nil when this adapter cannot tell from bits.
+    func _markChangedContents(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                              pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool?
 }
 
 /// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves

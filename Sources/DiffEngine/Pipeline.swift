@@ -68,6 +68,12 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         let pairing = workspace.newToOld
         let bits = workspace.updateBitmap()
         var any = false
+        if let raw = adapter as? any _RawPrefixComparing, let oldBase = old.baseAddress, let newBase = new.baseAddress,
+           let found = raw._markChangedContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
+                                                stride: MemoryLayout<Adapter.Row>.stride, pairing: pairing, bits: bits) {
+            if found { workspace.markUpdatedRows(bits) }
+            return
+        }
         for newIndex in pairing.indices {
             let oldIndex = pairing[newIndex]
             if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {

@@ -153,3 +153,44 @@ struct CaseInsensitiveNames: RowAdapter {
         #expect(KeyPathAdapter(identity: \TestRow.id, content: \.content).identityKeysAreExact)
     }
 }
+
+/// A row whose stored integer fields the key-path adapter reads as raw bits, and the same
+/// fields as computed properties, which it must read through the generic path.
+struct IntegerFields {
+    var id: Int
+    var value: Int
+    var other: UInt64
+    var id2: Int { id }
+    var value2: Int { value }
+    var other2: UInt64 { other }
+}
+
+@Suite struct RawKeyPathTests {
+    /// Raw loads for the common prefix and the updates answer exactly what the generic path
+    /// answers, on random lists with repeated ids, updates, moves and equal prefixes.
+    @Test func rawBitsAgreeWithTheGenericPath() throws {
+        var generator = SeededGenerator(seed: 0xB175)
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0...60, using: &generator)
+            let alphabet = Int.random(in: 1...80, using: &generator)
+            let old = (0..<count).map { _ in
+                IntegerFields(id: Int.random(in: -alphabet...alphabet, using: &generator), value: Int.random(in: 0...2, using: &generator),
+                              other: UInt64.random(in: 0...1, using: &generator) << 63)
+            }
+            var new = Array(old.prefix(Int.random(in: 0...count, using: &generator)))
+            for row in old.dropFirst(new.count) where Int.random(in: 0..<5, using: &generator) > 0 {
+                var changed = row
+                if Int.random(in: 0..<4, using: &generator) == 0 { changed.value += 1 }
+                if Int.random(in: 0..<6, using: &generator) == 0 { changed.other ^= 1 << 63 }
+                new.insert(changed, at: Int.random(in: min(new.count, count / 2)...new.count, using: &generator))
+            }
+            for mode in [MoveMode.minimal, .displaced, .none] {
+                let options = DiffOptions(moves: mode)
+                #expect(try diff(old, new, identity: \.id, content: \.value, options: options)
+                        == diff(old, new, identity: \.id2, content: \.value2, options: options))
+                #expect(try diff(old, new, identity: \.id, content: \.value, \.other, options: options)
+                        == diff(old, new, identity: \.id2, content: \.value2, \.other2, options: options))
+            }
+        }
+    }
+}

@@ -232,6 +232,29 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
 }
 
 extension KeyPathAdapter: _RawPrefixComparing {
+    /// Stored 8-byte integer content fields: a paired row is updated when any field's bits
+    /// differ (equal values are equal bits).
+    @usableFromInline
+    func _markChangedContents(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                              pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool? {
+        guard let contentOffsets = contentIntegerOffsets else { return nil }
+        var any = false
+        contentOffsets.withUnsafeBufferPointer { offsets in
+            for newIndex in pairing.indices {
+                let oldIndex = pairing[newIndex]
+                guard oldIndex != _unpaired else { continue }
+                let left = old + Int(oldIndex) * stride, right = new + newIndex * stride
+                for offset in offsets where left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                    any = true
+                    break
+                }
+            }
+        }
+        return any
+    }
+
     /// Stored 8-byte integer identity and content fields: equal values are equal bits, so
     /// the prefix is found with loads at fixed offsets, with no generic call a row.
     @usableFromInline
