@@ -166,8 +166,9 @@ struct IntegerFields {
 }
 
 @Suite struct RawKeyPathTests {
-    /// Raw loads for the common prefix and the updates answer exactly what the generic path
-    /// answers, on random lists with repeated ids, updates, moves and equal prefixes.
+    /// Raw loads for the common prefix and the updates pass the Correctness rules against the
+    /// naive reference and answer exactly what the generic path answers, on random lists with
+    /// repeated ids, updates, moves and equal prefixes.
     @Test func rawBitsAgreeWithTheGenericPath() throws {
         var generator = SeededGenerator(seed: 0xB175)
         for _ in 0..<3_000 {
@@ -186,8 +187,10 @@ struct IntegerFields {
             }
             for mode in [MoveMode.minimal, .displaced, .none] {
                 let options = DiffOptions(moves: mode)
-                #expect(try diff(old, new, identity: \.id, content: \.value, options: options)
-                        == diff(old, new, identity: \.id2, content: \.value2, options: options))
+                let raw = try diff(old, new, identity: \.id, content: \.value, options: options)
+                #expect(checkChangeset(raw, old: old, new: new, mode: mode, sameIdentity: { $0.id == $1.id },
+                                       sameContent: { $0.value == $1.value }) == [])
+                #expect(try raw == diff(old, new, identity: \.id2, content: \.value2, options: options))
                 #expect(try diff(old, new, identity: \.id, content: \.value, \.other, options: options)
                         == diff(old, new, identity: \.id2, content: \.value2, \.other2, options: options))
             }

@@ -207,18 +207,9 @@ struct KeyedRenderer {
         out.append(byte: UInt8(ascii: "}"))
     }
 
-    /// The key values of a delimited row (several are stored length-prefixed).
+    /// The key values of a delimited row.
     func keyValues(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        guard keys.count > 1 else { return [bytes] }
-        var values: [ArraySlice<UInt8>] = []
-        var index = bytes.startIndex
-        while bytes.endIndex - index >= 4 {
-            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
-            index += 4
-            values.append(bytes[index..<min(index + length, bytes.endIndex)])
-            index += length
-        }
-        return values
+        ReadableKey.keyFields(bytes, columns: keys.count)
     }
 
     /// The key for people: `id=7` or `id=7, region=eu`.

@@ -7,17 +7,23 @@ public enum ReadableKey {
     /// and with line breaks and other control characters escaped (`\n`, `\u{1}`).
     /// - Parameter columns: how many key columns; several are stored length-prefixed.
     public static func csv(_ bytes: ArraySlice<UInt8>, columns: Int) -> String {
-        guard columns > 1 else { return csvField(bytes) }
-        var fields: [String] = []
+        keyFields(bytes, columns: columns).map(csvField).joined(separator: ",")
+    }
+
+    /// The values of a delimited row's identity bytes: the bytes themselves for one key
+    /// column; for several, each stored as a 4-byte little-endian length and its bytes.
+    public static func keyFields(_ bytes: ArraySlice<UInt8>, columns: Int) -> [ArraySlice<UInt8>] {
+        guard columns > 1 else { return [bytes] }
+        var fields: [ArraySlice<UInt8>] = []
         var index = bytes.startIndex
         while bytes.endIndex - index >= 4 {
             let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
             index += 4
             let end = min(index + length, bytes.endIndex)
-            fields.append(csvField(bytes[index..<end]))
+            fields.append(bytes[index..<end])
             index = end
         }
-        return fields.joined(separator: ",")
+        return fields
     }
 
     private static func csvField(_ bytes: ArraySlice<UInt8>) -> String {
