@@ -198,6 +198,43 @@ dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_
                     dc_counts_t *counts);
 
 /* ---------------------------------------------------------------------------
+ * Carried identity keys: what a stateful differ keeps so that its next diff need not
+ * index the old rows (carried.c).
+ *
+ * A key set holds the distinct identity keys (under a key mask) of one snapshot, in a
+ * caller-owned buffer. While the snapshot's keys are all distinct, dc_match_carried() pairs
+ * the next snapshot against it by walking both in order, probing the set only for rows that
+ * are off the sequence, and dc_key_set_update() then turns it into the set of the new
+ * snapshot in time proportional to the rows deleted and inserted.
+ * ------------------------------------------------------------------------- */
+/* Bytes a key set of `count` keys needs (it then takes updates up to 1.5 * count keys), or
+ * 0 when too many. The buffer must be 8-byte aligned. */
+size_t dc_key_set_size(size_t count);
+/* Builds the set of `keys` (each cut to its `key_bits` low bits; 0 or 64 keep all) in `set`.
+ * *distinct tells whether the keys were pairwise distinct; only then can the set carry
+ * diffs (otherwise it stays marked as not usable until rebuilt). `placement_seed` as in
+ * dc_match_input_t. */
+dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, size_t count,
+                             uint32_t key_bits, uint64_t placement_seed, bool *distinct);
+/* Pass 1 from a carried set: what dc_match() computes, for a `set` built from (or updated
+ * to) exactly `input->old_keys` with the same `key_bits`. *matched is false, with nothing
+ * done, when the set cannot carry this diff (its keys were not distinct, or the new rows
+ * repeat an old identity out of order): then call dc_match(). Equal keys are verified with
+ * `input->identity_equal` when given (required with cut keys). */
+dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
+                             uint32_t key_bits, const void *set, bool *matched);
+/* After a diff of the snapshot the set holds (`old_keys`) against `new_keys`, by either
+ * matcher: makes the set hold the new snapshot's keys, removing the keys of the `deleted`
+ * old rows and adding those of the `inserted` new rows (the diff's lists, as dc_read()
+ * writes them with an offset of 0), in time proportional to them. *distinct is false when
+ * the new keys repeat (the set is then not usable until rebuilt). DC_ERR_CAPACITY_TOO_SMALL,
+ * with the set marked not usable, when the new keys outgrow it: rebuild it with
+ * dc_key_set_size(new_count). */
+dc_status_t dc_key_set_update(void *set, size_t set_size,
+                              const uint64_t *old_keys, size_t old_count, const int64_t *deleted, size_t deleted_count,
+                              const uint64_t *new_keys, size_t new_count, const int64_t *inserted, size_t inserted_count,
+                              bool *distinct);
+/* ---------------------------------------------------------------------------
  * Longest increasing subsequences, by the tie rule of DC_MOVES_MINIMAL.
  * ------------------------------------------------------------------------- */
 

@@ -106,10 +106,10 @@ internal struct _CoreCounts {
 /// shrinks, so a stream of diffs of similar size allocates nothing after the first.
 @usableFromInline
 internal final class _DiffWorkspace {
-    private var memory: UnsafeMutableRawPointer?
-    private var capacity = 0
-    private(set) var oldCount = 0
-    private(set) var newCount = 0
+    fileprivate var memory: UnsafeMutableRawPointer?
+    fileprivate var capacity = 0
+    fileprivate(set) var oldCount = 0
+    fileprivate(set) var newCount = 0
 
     @usableFromInline
     init() {}
@@ -139,7 +139,7 @@ internal final class _DiffWorkspace {
         return UnsafeMutableBufferPointer(rebasing: fresh[..<count])
     }
 
-    private func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
+    fileprivate func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
         if let memory, capacity >= bytes { return memory }
         memory?.deallocate()
         let fresh = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 8), alignment: 16)
@@ -276,8 +276,126 @@ internal final class _DiffWorkspace {
     }
 }
 
+/// The identity keys a stateful differ carries from one diff to the next: the core's key
+/// set of the last snapshot, so that the next diff pairs its rows without indexing the old
+/// ones. Usable only while that snapshot's keys are distinct; a stream whose rows repeat
+/// identities rebuilds it less and less often (after 1, 2, 4, … 64 diffs).
+@usableFromInline
+internal final class _CarriedKeys {
+    fileprivate var memory: UnsafeMutableRawPointer?
+    fileprivate var size = 0
+    /// Whether the set holds the last snapshot's keys, all distinct.
+    @usableFromInline private(set) var isUsable = false
+    /// Diffs paired from the carried keys (for tests).
+    @usableFromInline var pairings = 0
+    private var keyBits = 0
+    private var rebuildInterval = 0
+    private var diffsUntilRebuild = 0
+
+    @usableFromInline
+    init() {}
+
+    deinit { memory?.deallocate() }
+
+    /// Bytes held.
+    @usableFromInline
+    var allocatedBytes: Int { size }
+
+    /// Forgets the keys: the next diff pairs without them.
+    @usableFromInline
+    func forget() {
+        isUsable = false
+        rebuildInterval = 0
+        diffsUntilRebuild = 0
+    }
+
+    /// Makes the set hold `keys` (cut to `keyBits` low bits when not 0).
+    @usableFromInline
+    func rebuild(_ keys: UnsafeBufferPointer<UInt64>, keyBits: Int) {
+        let needed = dc_key_set_size(keys.count)
+        precondition(needed != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        if size < needed {
+            memory?.deallocate()
+            memory = UnsafeMutableRawPointer.allocate(byteCount: needed, alignment: 16)
+            size = needed
+        }
+        var distinct = false
+        _check(dc_key_set_build(memory, size, keys.baseAddress, keys.count, UInt32(keyBits), _placementSeed, &distinct),
+               "dc_key_set_build")
+        self.keyBits = keyBits
+        isUsable = distinct
+        if distinct {
+            rebuildInterval = 0
+        } else {
+            rebuildInterval = Swift.min(Swift.max(1, rebuildInterval * 2), 64)
+            diffsUntilRebuild = rebuildInterval
+        }
+    }
+
+    /// After the diff `changeset` of the set's snapshot (`oldKeys`) and `newKeys`: makes
+    /// the set hold `newKeys`, by the rows deleted and inserted when it can, else by a
+    /// rebuild (put off while the snapshots repeat identities).
+    @usableFromInline
+    func carry(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
+               by changeset: Changeset, keyBits: Int) {
+        if isUsable && keyBits == self.keyBits {
+            var distinct = false
+            let status = changeset.deletions.withUnsafeBufferPointer { deleted in
+                changeset.insertions.withUnsafeBufferPointer { inserted in
+                    dc_key_set_update(memory, size, oldKeys.baseAddress, oldKeys.count, _int64(deleted), deleted.count,
+                                      newKeys.baseAddress, newKeys.count, _int64(inserted), inserted.count, &distinct)
+                }
+            }
+            isUsable = distinct
+            if status == DC_OK {
+                if !distinct { rebuild(newKeys, keyBits: keyBits) }
+                return
+            }
+            precondition(status == DC_ERR_CAPACITY_TOO_SMALL, "dc_key_set_update: \(String(cString: dc_status_message(status)))")
+        } else if diffsUntilRebuild > 0 {
+            diffsUntilRebuild -= 1
+            return
+        }
+        rebuild(newKeys, keyBits: keyBits)
+    }
+}
+
+extension _DiffWorkspace {
+    /// Pass 1 from carried keys, which must hold `oldKeys`: false (and nothing done) when
+    /// they cannot carry this diff, and the caller matches as usual.
+    @usableFromInline
+    func matchCarried(
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
+        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, carried: _CarriedKeys
+    ) -> Bool {
+        guard carried.isUsable else { return false }
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
+        var matched = false
+        let status = _withEquality(identityEqual) { function, context in
+            var input = dc_match_input_t(
+                old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
+                new_keys: newKeys.baseAddress, new_count: newKeys.count,
+                identity_equal: function, context: context,
+                placement_seed: _placementSeed, collision_budget: 0)
+            return dc_match_carried(workspace, capacity, &input, UInt32(keyBits), carried.memory, &matched)
+        }
+        _check(status, "dc_match_carried")
+        if matched {
+            oldCount = oldKeys.count
+            newCount = newKeys.count
+        }
+        return matched
+    }
+}
+
 private func _int64(_ buffer: UnsafeMutableBufferPointer<Int>) -> UnsafeMutablePointer<Int64>? {
     UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
+}
+
+private func _int64(_ buffer: UnsafeBufferPointer<Int>) -> UnsafePointer<Int64>? {
+    UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
 }
 
 private func _pairs(_ buffer: UnsafeMutableBufferPointer<IndexPair>) -> UnsafeMutablePointer<Int64>? {

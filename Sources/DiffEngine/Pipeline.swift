@@ -113,14 +113,18 @@ internal struct _NoUpdates: _UpdateMarking {
 /// Runs the passes on `workspace`: pairs `oldKeys` with `newKeys` (verifying as `identities`
 /// says, or taking keys as final when it is nil), marks updates, computes moves and counts
 /// when `finish` names a move mode (nil leaves the workspace matched, for callers that
-/// place rows themselves), and hands the workspace to `read`.
+/// place rows themselves), and hands the workspace to `read`. A stateful differ passes the
+/// keys it `carried` from its last snapshot (`oldKeys`): they pair the rows when they can
+/// (the differ then carries `newKeys` forward).
 @inlinable
 internal func _runPasses<Updates: _UpdateMarking, Result>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-    identities: _IdentityCheck?, updates: Updates, finish moves: MoveMode?,
+    identities: _IdentityCheck?, carried: _CarriedKeys? = nil, updates: Updates, finish moves: MoveMode?,
     read: (_DiffWorkspace, _CoreCounts?) -> Result
 ) -> Result {
-    if let identities {
+    if let carried, _pairCarried(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities, carried: carried) {
+        // Paired from the carried keys.
+    } else if let identities {
         _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact, keyBits: identities.keyBits,
                         identityEqual: identities.equal, seededKeys: identities.seededKeys)
     } else {
@@ -128,6 +132,27 @@ internal func _runPasses<Updates: _UpdateMarking, Result>(
     }
     updates.mark(on: workspace)
     return read(workspace, moves.map { workspace.finish($0) })
+}
+
+/// Pairs rows from carried keys, under the same collision policy as `_pairByIdentity`:
+/// with weakened keys every match is verified; hashed keys pair by key and then every pair
+/// is verified, and a failure (a real collision) leaves the pairing to `_pairByIdentity`.
+/// - Returns: whether the workspace holds the pairing.
+@inlinable
+internal func _pairCarried(
+    _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
+    identities: _IdentityCheck?, carried: _CarriedKeys
+) -> Bool {
+    let keyBits = identities?.keyBits ?? 0
+    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, keyBits: keyBits,
+                                 identityEqual: keyBits != 0 ? identities?.equal : nil, carried: carried) else {
+        return false
+    }
+    if let identities, !identities.exact, keyBits == 0, !_allPairsHold(workspace.newToOld, identities.equal) {
+        return false
+    }
+    carried.pairings += 1
+    return true
 }
 
 /// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys

@@ -107,7 +107,7 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
         let rows = [TestRow(id: 1, content: 0), TestRow(id: 2, content: 0)]
         #expect(differ.diff(rows) == DifferUpdate(changeset: Changeset(oldCount: 0, newCount: 2, insertions: [0, 1]), isInitial: true, deletedIdentities: []))
         #expect(!differ.diff(rows).changeset.hasChanges)
-        #expect(differ.rowCount == 2 && differ.keptBytesPerRow == 8 + MemoryLayout<TestRow>.stride)
+        #expect(differ.rowCount == 2 && differ.keptBytesPerRow > 8 + MemoryLayout<TestRow>.stride)
         differ.reset()
         #expect(differ.diff(rows).isInitial)
         #expect(Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>()).keptBytesPerRow == 16)
@@ -122,5 +122,112 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
         let update = differ.diff(["c", "a", "d"])
         #expect(update.changeset.deletions == [1] && update.changeset.insertions == [2])
         #expect(update.deletedIdentities == (state == .hashesOnly ? nil : ["b"]))
+    }
+}
+
+/// A row whose identity is a string: hashed identity keys, verified after pairing.
+struct NamedRow: Hashable, CustomStringConvertible {
+    var name: String
+    var content: Int
+    var description: String { "\(name):\(content)" }
+}
+
+/// Streams whose snapshots differ a little (the case the carried identity keys are for):
+/// single and runs of deletions, fresh and repeated insertions, single and block moves,
+/// updates. Every update equals the one-shot diff of the same two snapshots.
+@Suite struct CarriedKeysTests {
+    /// The next snapshot: a few changes of every kind to `rows`.
+    static func evolve(_ rows: [TestRow], nextID: inout Int, using generator: inout SeededGenerator) -> [TestRow] {
+        var next = rows
+        func index(_ count: Int) -> Int { Int.random(in: 0..<Swift.max(count, 1), using: &generator) }
+        for _ in 0..<Int.random(in: 0...3, using: &generator) where !next.isEmpty { next.remove(at: index(next.count)) }
+        if Bool.random(using: &generator), next.count > 12 {
+            let start = index(next.count - 11)
+            next.removeSubrange(start..<(start + Int.random(in: 5...10, using: &generator)))
+        }
+        for _ in 0..<Int.random(in: 0...3, using: &generator) {
+            nextID += 1
+            next.insert(TestRow(id: nextID, content: 0), at: index(next.count + 1))
+        }
+        // Now and then a repeated identity (a deleted one, or one still there).
+        if Int.random(in: 0..<25, using: &generator) == 0, let repeated = rows.randomElement(using: &generator) {
+            next.insert(repeated, at: index(next.count + 1))
+        }
+        for _ in 0..<Int.random(in: 0...2, using: &generator) where next.count > 1 {
+            let row = next.remove(at: index(next.count))
+            next.insert(row, at: index(next.count + 1))
+        }
+        if Bool.random(using: &generator), next.count > 20 {
+            let start = index(next.count - 8)
+            let block = next[start..<(start + 8)]
+            next.removeSubrange(start..<(start + 8))
+            next.insert(contentsOf: block, at: index(next.count + 1))
+        }
+        for _ in 0..<Int.random(in: 0...3, using: &generator) where !next.isEmpty { next[index(next.count)].content += 1 }
+        return next
+    }
+
+    @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .previousSnapshot, 0),
+                      (.none, .previousSnapshot, 0), (.minimal, .hashesOnly, 0), (.minimal, .hashesAndIdentities, 0),
+                      (.minimal, .previousSnapshot, 10), (.none, .hashesAndIdentities, 10)])
+    func smallChangesEqualOneShotDiffs(mode: MoveMode, state: DifferState, weakBits: Int) throws {
+        var generator = SeededGenerator(seed: 0xCA_44_1ED &+ UInt64(weakBits))
+        var carriedTotal = 0, updates = 0
+        for _ in 0..<60 {
+            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode)
+            differ.weakenedIdentityHashBits = weakBits
+            var nextID = 0
+            var rows = (0..<(weakBits == 0 ? 120 : 24)).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+            var previous: [TestRow] = []
+            for step in 0..<25 {
+                if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
+                let update = differ.diff(rows)
+                let oneShot = try diff(previous, rows, using: IdentifiableAdapter<TestRow>(), options: DiffOptions(moves: mode))
+                #expect(update.changeset == oneShot, "step \(step)\nold \(previous)\nnew \(rows)")
+                let problems = checkChangeset(update.changeset, old: previous, new: rows, mode: mode)
+                #expect(problems.isEmpty, "\(problems.prefix(3))")
+                if state != .hashesOnly {
+                    #expect(update.deletedIdentities == update.changeset.deletions.map { previous[$0].id })
+                }
+                previous = rows
+                updates += step > 0 ? 1 : 0
+            }
+            carriedTotal += differ.carriedPairings
+        }
+        // Most updates pair from the carried keys (the others follow a repeated identity).
+        #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
+    }
+
+    /// Hashed identities: pairs from the carried keys are verified, also under weakened keys.
+    @Test(arguments: [0, 6])
+    func stringIdentities(weakBits: Int) throws {
+        var generator = SeededGenerator(seed: 0x57_1D &+ UInt64(weakBits))
+        let adapter = KeyPathAdapter(identity: \NamedRow.name, content: \.content)
+        let differ = Differ(keepingPreviousSnapshotOf: adapter)
+        differ.weakenedIdentityHashBits = weakBits
+        var nextID = 0
+        var rows = (0..<40).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+        var previous: [NamedRow] = []
+        for _ in 0..<300 {
+            rows = Self.evolve(rows, nextID: &nextID, using: &generator)
+            let named = rows.map { NamedRow(name: "row \($0.id)", content: $0.content) }
+            let update = differ.diff(named)
+            #expect(update.changeset == (try diff(previous, named, using: adapter)))
+            previous = named
+        }
+        #expect(differ.carriedPairings > (weakBits == 0 ? 150 : 10))
+    }
+
+    /// Rows that keep repeating identities never pair from carried keys and stay exact.
+    @Test func repeatedIdentitiesFallBack() throws {
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())
+        var generator = SeededGenerator(seed: 0xD0_0B1E)
+        var previous: [TestRow] = []
+        for _ in 0..<100 {
+            let rows = (0..<50).map { _ in TestRow(id: Int.random(in: 0..<20, using: &generator), content: Int.random(in: 0..<2, using: &generator)) }
+            #expect(differ.diff(rows).changeset == (try diff(previous, rows)))
+            previous = rows
+        }
+        #expect(differ.carriedPairings == 0)
     }
 }

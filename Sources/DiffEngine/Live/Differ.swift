@@ -77,6 +77,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var nextIdentities: [Adapter.Identity] = []
     @usableFromInline var hasPrevious = false
     @usableFromInline let workspace = _DiffWorkspace()
+    @usableFromInline let carried = _CarriedKeys()
     @usableFromInline var identityHashBits = 0
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
@@ -111,20 +112,29 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         set {
             precondition(keepsIdentities || newValue == 0, "weakened hashes need keepsIdentities to verify matches")
             identityHashBits = _checkedHashBits(newValue)
+            carried.forget()
         }
     }
 
     /// The number of rows of the previous call.
     public var rowCount: Int { previousKeys.count }
 
+    /// Testing: how many diffs paired their rows from the carried identity keys.
+    @_spi(Testing)
+    public var carriedPairings: Int { carried.pairings }
+
     /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
     /// the row's stride (which the snapshot array shares with yours while you keep it).
     /// Hash-only: the identity key and content hash, plus the identity's stride when kept.
-    /// Heap storage that rows or identities own (a long string's characters) comes on top.
+    /// Both carry the set of the identity keys, which spares the next call indexing the
+    /// previous rows: 8 bytes a slot, 2 to 4 slots a row (16 slots at least), counted here
+    /// once there are rows. Heap storage that rows or identities own (a long string's
+    /// characters) comes on top.
     public var keptBytesPerRow: Int {
-        keepsOnlyHashes
+        let carriedBytes = rowCount == 0 ? 0 : (carried.allocatedBytes + rowCount - 1) / rowCount
+        return carriedBytes + (keepsOnlyHashes
             ? 16 + (keepsIdentities ? MemoryLayout<Adapter.Identity>.stride : 0)
-            : 8 + MemoryLayout<Adapter.Row>.stride
+            : 8 + MemoryLayout<Adapter.Row>.stride)
     }
 
     /// Forgets the previous rows: the next call is initial again.
@@ -133,6 +143,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         previousKeys.removeAll(keepingCapacity: true)
         previousContents.removeAll(keepingCapacity: true)
         previousIdentities.removeAll(keepingCapacity: true)
+        carried.forget()
         hasPrevious = false
     }
 
@@ -179,21 +190,35 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             swap(&previousKeys, &nextKeys)
             hasPrevious = true
         }
-        guard hasPrevious else { return initialUpdate(new.count) }
+        guard hasPrevious else {
+            nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
+            return initialUpdate(new.count)
+        }
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                               identities: .rows(old, new, adapter, keyBits: identityHashBits),
+                               identities: .rows(old, new, adapter, keyBits: identityHashBits), carried: carried,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
                     }
                 }
             }
         }
+        carryKeys(changeset)
         let old = previousRows
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+    }
+
+    /// Carries this call's identity keys (`nextKeys`) to the next, by `changeset`'s rows.
+    @inlinable
+    func carryKeys(_ changeset: Changeset) {
+        previousKeys.withUnsafeBufferPointer { oldKeys in
+            nextKeys.withUnsafeBufferPointer { newKeys in
+                carried.carry(from: oldKeys, to: newKeys, by: changeset, keyBits: identityHashBits)
+            }
+        }
     }
 
     /// Hash-only state: identity keys and content hashes (and identities when kept).
@@ -214,7 +239,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             swap(&previousIdentities, &nextIdentities)
             hasPrevious = true
         }
-        guard hasPrevious else { return initialUpdate(rows.count) }
+        guard hasPrevious else {
+            nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
+            return initialUpdate(rows.count)
+        }
 
         let old = previousIdentities, new = nextIdentities
         // Without identities at hand, keys are taken as they are (see the initializer's note).
@@ -230,7 +258,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             nextKeys.withUnsafeBufferPointer { newKeys in
                 previousContents.withUnsafeBufferPointer { oldContents in
                     nextContents.withUnsafeBufferPointer { newContents in
-                        _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities,
+                        _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities, carried: carried,
                                    updates: _HashUpdates(oldContents, newContents), finish: moves) { workspace, counts in
                             workspace.read(counts!, offset: 0, oldCount: oldKeys.count, newCount: newKeys.count)
                         }
@@ -238,6 +266,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
         }
+        carryKeys(changeset)
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: keepsIdentities ? changeset.deletions.map { previousIdentities[$0] } : nil)
     }

@@ -1,0 +1,360 @@
+/* Carried identity keys: a stateful differ keeps the set of its last snapshot's identity
+ * keys, so that the next diff pairs rows without indexing the old ones (pass 1b, the
+ * costliest part of a diff whose rows mostly stay). dc_match_carried() reads as its table
+ * of contents, as dc_match() does. */
+#include <string.h>
+
+#include "CDiffCoreTesting.h"
+#include "identity_table.h"
+#include "workspace.h"
+
+#define DC_KEY_SET_MAGIC UINT64_C(0x44436b6579736574)
+
+/* The set: open addressing with linear probing over `capacity` keys; 0 marks an empty
+ * slot, so a key 0 is kept in `holds_zero` instead. Deletion shifts later keys back (no
+ * tombstones), so probe sequences stay as short as a fresh table's. */
+typedef struct dc_key_set {
+    uint64_t magic;
+    size_t capacity;
+    unsigned shift;
+    uint32_t usable;     /* keys pairwise distinct and the set current */
+    size_t count;        /* keys held, the zero key included */
+    uint64_t mask;
+    uint32_t holds_zero;
+    uint32_t reserved;
+    dc_placement_t placement;
+} dc_key_set_t;
+
+_Static_assert(sizeof(dc_key_set_t) % 8 == 0, "slots after the header stay 8-byte aligned");
+
+static inline uint64_t *dc_set_slots(dc_key_set_t *set) { return (uint64_t *)(set + 1); }
+static inline const uint64_t *dc_set_slots_const(const dc_key_set_t *set) { return (const uint64_t *)(set + 1); }
+
+/* Up to 3/4 full: a set built at most half full takes 1.5 times its keys before rebuilding. */
+static inline size_t dc_set_limit(size_t capacity) { return capacity / 4 * 3; }
+
+size_t dc_key_set_size(size_t count) {
+    if (count > DC_MAX_ROWS) return 0;
+    return sizeof(dc_key_set_t) + dc_table_capacity(count) * 8;
+}
+
+static inline size_t dc_set_home(const dc_key_set_t *set, uint64_t key) {
+    return (size_t)(dc_place(key, &set->placement) >> set->shift);
+}
+
+static bool dc_set_contains(const dc_key_set_t *set, uint64_t key) {
+    if (key == 0) return set->holds_zero != 0;
+    const uint64_t *slots = dc_set_slots_const(set);
+    const size_t wrap = set->capacity - 1;
+    for (size_t position = dc_set_home(set, key);; position = (position + 1) & wrap) {
+        if (slots[position] == key) return true;
+        if (slots[position] == 0) return false;
+    }
+}
+
+/* Adds `key`; false when it was there already. The caller keeps the set below its limit. */
+static bool dc_set_insert(dc_key_set_t *set, uint64_t key) {
+    if (key == 0) {
+        if (set->holds_zero) return false;
+        set->holds_zero = 1;
+        set->count++;
+        return true;
+    }
+    uint64_t *slots = dc_set_slots(set);
+    const size_t wrap = set->capacity - 1;
+    for (size_t position = dc_set_home(set, key);; position = (position + 1) & wrap) {
+        if (slots[position] == key) return false;
+        if (slots[position] == 0) {
+            slots[position] = key;
+            set->count++;
+            return true;
+        }
+    }
+}
+
+/* Removes `key`; false when the set does not hold it. Every key after it in its run moves
+ * back if that brings it nearer its home slot, so no lookup ever stops short of a key. */
+static bool dc_set_remove(dc_key_set_t *set, uint64_t key) {
+    if (key == 0) {
+        if (!set->holds_zero) return false;
+        set->holds_zero = 0;
+        set->count--;
+        return true;
+    }
+    uint64_t *slots = dc_set_slots(set);
+    const size_t wrap = set->capacity - 1;
+    size_t hole = dc_set_home(set, key);
+    while (slots[hole] != key) {
+        if (slots[hole] == 0) return false;
+        hole = (hole + 1) & wrap;
+    }
+    for (size_t next = (hole + 1) & wrap; slots[next] != 0; next = (next + 1) & wrap) {
+        size_t home = dc_set_home(set, slots[next]);
+        if (((next - home) & wrap) >= ((next - hole) & wrap)) {
+            slots[hole] = slots[next];
+            hole = next;
+        }
+    }
+    slots[hole] = 0;
+    set->count--;
+    return true;
+}
+
+static dc_key_set_t *dc_key_set_checked(const void *set, size_t set_size) {
+    if (set == NULL || ((uintptr_t)set % 8) != 0 || set_size < sizeof(dc_key_set_t)) return NULL;
+    dc_key_set_t *keys = (dc_key_set_t *)(uintptr_t)set;
+    if (keys->magic != DC_KEY_SET_MAGIC || set_size < sizeof(dc_key_set_t) + keys->capacity * 8) return NULL;
+    return keys;
+}
+
+dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, size_t count,
+                             uint32_t key_bits, uint64_t placement_seed, bool *distinct) {
+    if (set == NULL || distinct == NULL || (count && keys == NULL)) return DC_ERR_NULL_POINTER;
+    if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
+    const size_t needed = dc_key_set_size(count);
+    if (needed == 0) return DC_ERR_TOO_MANY_ROWS;
+    dc_status_t status = dc_check_workspace(set, set_size, needed);
+    if (status != DC_OK) return status;
+    dc_key_set_t *built = (dc_key_set_t *)set;
+    memset(built, 0, sizeof *built);
+    built->capacity = dc_table_capacity(count);
+    built->shift = dc_table_shift(built->capacity);
+    built->mask = dc_key_mask(key_bits);
+    built->placement = dc_placement_from_seed(placement_seed);
+    memset(dc_set_slots(built), 0, built->capacity * 8);
+    built->magic = DC_KEY_SET_MAGIC;
+    *distinct = true;
+    for (size_t i = 0; i < count; i++) {
+        if (!dc_set_insert(built, keys[i] & built->mask)) {
+            *distinct = false;
+            return DC_OK; /* not usable: the walk below relies on one old row a key */
+        }
+    }
+    built->usable = 1;
+    return DC_OK;
+}
+
+/* How many old rows from the expected one the walk compares before it looks further, how
+ * many rows in a row may stay off the sequence before it scans ahead for where the old
+ * rows continue, and how far the first such scan looks (each later one in the same run
+ * looks twice as far, once the run is twice as long: linear in all). */
+#define DC_CARRIED_WINDOW 4
+#define DC_CARRIED_RESYNC_AFTER 4
+#define DC_CARRIED_SCAN 64
+
+/* Everything the walk's steps share. */
+typedef struct dc_walker {
+    dc_workspace_t *ws;
+    size_t m, n;
+    const dc_key_set_t *set;
+    const uint64_t *old_keys, *new_keys;
+    uint64_t mask;
+    dc_verifier_t verifier;
+    uint32_t *old_to_new, *new_to_old;
+    uint64_t *deferred;  /* new rows whose identity is in an old row off the sequence */
+    size_t paired;
+} dc_walker_t;
+
+/* What looking at old row i for new row j found. */
+typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
+
+/* Old keys are distinct, so an old row with j's key is the only one that can have j's
+ * identity: if it is taken (by an earlier new row) or has another identity, j pairs with
+ * nothing. */
+static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key) {
+    if ((w->old_keys[i] & w->mask) != key) return DC_LOOK_OTHER;
+    if (w->old_to_new[i] != DC_UNPAIRED) return DC_LOOK_ABSENT;
+    if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
+        w->verifier.failed++;
+        return DC_LOOK_ABSENT;
+    }
+    return DC_LOOK_PARTNER;
+}
+
+static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) {
+    w->new_to_old[j] = (uint32_t)i;
+    w->old_to_new[i] = (uint32_t)j;
+    w->paired++;
+}
+
+/* step 1: the common prefix, then each new row in order against the old rows where the
+ * sequence is expected to continue. A row found nowhere near whose key is not in the set
+ * is an insertion; one whose key is there waits for step 2. After several in a row, one
+ * scan further ahead picks the sequence up where it went (past a run of deleted rows);
+ * a row found there pairs, and the walk follows only if the next rows continue from it. */
+static void dc_walk(dc_walker_t *w) {
+    const size_t m = w->m, n = w->n;
+    size_t j = 0;
+    while (j < m && j < n && (w->old_keys[j] & w->mask) == (w->new_keys[j] & w->mask)
+           && (w->verifier.equal == NULL || w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
+        dc_walk_pair(w, j, j);
+        j++;
+    }
+    w->ws->prefix_length = j;
+    size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
+    /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
+    size_t taken_ahead = 0;
+    const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
+    const uint64_t mask = w->mask;
+    for (; j < n; j++) {
+        if (w->verifier.equal == NULL && guess >= taken_ahead) {
+            /* The common case, rows that kept their order: pair while the keys agree. */
+            const size_t run_end = n - j < m - guess ? n : j + (m - guess);
+            size_t i = guess;
+            while (j < run_end && (old_keys[i] & mask) == (new_keys[j] & mask)) {
+                w->new_to_old[j] = (uint32_t)i;
+                w->old_to_new[i] = (uint32_t)j;
+                i++;
+                j++;
+            }
+            w->paired += i - guess;
+            if (i != guess) {
+                guess = i;
+                off_sequence = 0;
+                next_scan = DC_CARRIED_RESYNC_AFTER;
+                scan_length = DC_CARRIED_SCAN;
+            }
+            if (j == n) break;
+        }
+        const uint64_t key = new_keys[j] & mask;
+        w->new_to_old[j] = DC_UNPAIRED;
+        const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
+        dc_look_t look = DC_LOOK_OTHER;
+        size_t i = guess;
+        for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
+        if (look == DC_LOOK_PARTNER) {
+            dc_walk_pair(w, i - 1, j);
+            guess = i;
+            off_sequence = 0;
+            next_scan = DC_CARRIED_RESYNC_AFTER;
+            scan_length = DC_CARRIED_SCAN;
+            continue;
+        }
+        if (look == DC_LOOK_ABSENT || !dc_set_contains(w->set, key)) continue; /* an insertion */
+        if (++off_sequence == next_scan) {
+            const size_t scan_end = m - window_end > scan_length ? window_end + scan_length : m;
+            for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
+            next_scan *= 2;
+            scan_length *= 2;
+            if (look == DC_LOOK_ABSENT) continue;
+            if (look == DC_LOOK_PARTNER) {
+                dc_walk_pair(w, i - 1, j);
+                if (i > taken_ahead) taken_ahead = i;
+                if (j + 1 < n && i < m && (w->old_keys[i] & w->mask) == (w->new_keys[j + 1] & w->mask)) {
+                    guess = i;
+                    off_sequence = 0;
+                    next_scan = DC_CARRIED_RESYNC_AFTER;
+                    scan_length = DC_CARRIED_SCAN;
+                }
+                continue;
+            }
+        }
+        dc_bit_set(w->deferred, j);
+    }
+}
+
+/* step 2: the deferred rows, in new order, through a table of the old rows the walk left
+ * unpaired (built in the workspace's table region). A deferred row whose key's old row the
+ * walk paired needs the occurrence rule across the whole input: false, and dc_match() decides. */
+static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
+    *complete = true;
+    dc_bit_cursor_t rows = dc_bit_cursor(w->deferred, w->n);
+    size_t first = dc_bit_next(&rows);
+    if (first == SIZE_MAX) return DC_OK;
+    const size_t capacity = dc_table_capacity(w->m - w->paired);
+    const unsigned shift = dc_table_shift(capacity);
+    uint64_t *table = dc_table(w->ws);
+    memset(table, 0, capacity * 8);
+    const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD }, new_view = { w->new_keys, w->mask, DC_SIDE_NEW };
+    dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
+    for (size_t i = 0; i < w->m; i++) {
+        if (w->old_to_new[i] != DC_UNPAIRED) continue;
+        bool found;
+        const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
+        size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &by_key, &found);
+        table[position] = dc_make_slot(probe.tag, dc_index_field(i));
+    }
+    for (size_t j = first; j != SIZE_MAX; j = dc_bit_next(&rows)) {
+        bool found;
+        const dc_probe_t probe = dc_probe_for(&new_view, j, shift, &w->set->placement);
+        size_t position = dc_table_find(table, capacity, &old_view, &new_view, j, probe, &by_key, &found);
+        if (!found) {
+            *complete = false; /* the walk gave this identity's old row to a new row: which one was first? */
+            break;
+        }
+        const size_t i = dc_field_index(dc_slot_field(table[position]));
+        if (dc_look(w, i, j, w->new_keys[j] & w->mask) == DC_LOOK_PARTNER) dc_walk_pair(w, i, j);
+    }
+    memset(w->deferred, 0, dc_bitmap_words(w->n) * 8);
+    return DC_OK;
+}
+
+dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
+                             uint32_t key_bits, const void *set, bool *matched) {
+    if (input == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+    *matched = false;
+    const size_t m = input->old_count, n = input->new_count;
+    if ((m && input->old_keys == NULL) || (n && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
+    if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
+    const uint64_t mask = dc_key_mask(key_bits);
+    if (mask != UINT64_MAX && input->identity_equal == NULL) return DC_ERR_INVALID_ARGUMENT;
+    const dc_key_set_t *keys = dc_key_set_checked(set, SIZE_MAX);
+    if (keys == NULL) return DC_ERR_INVALID_ARGUMENT;
+    if (!keys->usable || keys->count != m || keys->mask != mask) return DC_OK;
+    dc_workspace_t *ws;
+    dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
+    if (status != DC_OK) return status;
+
+    dc_walker_t walker = {
+        .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
+        .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
+        .old_to_new = dc_old_to_new(ws), .new_to_old = dc_pairing(ws), .deferred = dc_moved(ws),
+    };
+    memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
+    dc_walk(&walker);                                            /* step 1 */
+    bool complete;
+    if ((status = dc_pair_deferred(&walker, &complete)) != DC_OK) return status;  /* step 2 */
+    if (!complete) return DC_OK;
+    ws->paired = walker.paired;
+    dc_check_matched(ws, input, mask);
+    ws->state = DC_STATE_MATCHED;
+    *matched = true;
+    return DC_OK;
+}
+
+dc_status_t dc_key_set_update(void *set, size_t set_size,
+                              const uint64_t *old_keys, size_t old_count, const int64_t *deleted, size_t deleted_count,
+                              const uint64_t *new_keys, size_t new_count, const int64_t *inserted, size_t inserted_count,
+                              bool *distinct) {
+    if (distinct == NULL) return DC_ERR_NULL_POINTER;
+    *distinct = false;
+    dc_key_set_t *keys = dc_key_set_checked(set, set_size);
+    if (keys == NULL) return DC_ERR_INVALID_ARGUMENT;
+    if ((deleted_count && (old_keys == NULL || deleted == NULL)) || (inserted_count && (new_keys == NULL || inserted == NULL))) {
+        return DC_ERR_NULL_POINTER;
+    }
+    if (!keys->usable || keys->count != old_count || deleted_count > old_count
+        || old_count - deleted_count + inserted_count != new_count) {
+        return DC_ERR_INVALID_ARGUMENT;
+    }
+    for (size_t k = 0; k < deleted_count; k++) {
+        if (deleted[k] < 0 || (uint64_t)deleted[k] >= old_count) return DC_ERR_INVALID_ARGUMENT;
+    }
+    for (size_t k = 0; k < inserted_count; k++) {
+        if (inserted[k] < 0 || (uint64_t)inserted[k] >= new_count) return DC_ERR_INVALID_ARGUMENT;
+    }
+    keys->usable = 0;
+    if (new_count > dc_set_limit(keys->capacity)) return DC_ERR_CAPACITY_TOO_SMALL;
+    /* Removals first: a pair DC_MOVES_NONE dropped is deleted and inserted under one key. */
+    for (size_t k = 0; k < deleted_count; k++) {
+        /* Only a list naming one row twice, or keys other than the set's, can miss. */
+        if (!dc_set_remove(keys, old_keys[deleted[k]] & keys->mask)) return DC_ERR_INVALID_ARGUMENT;
+    }
+    for (size_t k = 0; k < inserted_count; k++) {
+        if (!dc_set_insert(keys, new_keys[inserted[k]] & keys->mask)) return DC_OK;
+    }
+    DC_CHECK(keys->count == new_count, "the set holds one key a new row");
+    keys->usable = 1;
+    *distinct = true;
+    return DC_OK;
+}
