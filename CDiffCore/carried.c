@@ -201,6 +201,19 @@ static void dc_walk(dc_walker_t *w) {
             /* The common case, rows that kept their order: pair while the keys agree. */
             const size_t run_end = n - j < m - guess ? n : j + (m - guess);
             size_t i = guess;
+            /* A block at a time while whole blocks agree (branch-free, vectorized). */
+            enum { block = 16 };
+            while (run_end - j >= block) {
+                uint64_t differ = 0;
+                for (size_t k = 0; k < block; k++) differ |= old_keys[i + k] ^ new_keys[j + k];
+                if ((differ & mask) != 0) break;
+                for (size_t k = 0; k < block; k++) {
+                    w->new_to_old[j + k] = (uint32_t)(i + k);
+                    w->old_to_new[i + k] = (uint32_t)(j + k);
+                }
+                i += block;
+                j += block;
+            }
             while (j < run_end && (old_keys[i] & mask) == (new_keys[j] & mask)) {
                 w->new_to_old[j] = (uint32_t)i;
                 w->old_to_new[i] = (uint32_t)j;

@@ -34,7 +34,8 @@ internal struct _IdentityCheck {
         _IdentityCheck(
             exact: adapter.identityKeysAreExact, keyBits: keyBits,
             equal: { aSide, a, bSide, b in
-                adapter.identitiesEqual(aSide == .old ? old[a] : new[a], bSide == .old ? old[b] : new[b])
+                adapter._identitiesEqual(at: (aSide == .old ? old : new).baseAddress.unsafelyUnwrapped + a,
+                                         (bSide == .old ? old : new).baseAddress.unsafelyUnwrapped + b)
             },
             seededKeys: { oldSeeded, newSeeded in
                 adapter.writeSeededIdentityKeys(of: old, to: oldSeeded) && adapter.writeSeededIdentityKeys(of: new, to: newSeeded)
@@ -74,9 +75,10 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
             if found { workspace.markUpdatedRows(bits) }
             return
         }
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return }
         for newIndex in pairing.indices {
             let oldIndex = pairing[newIndex]
-            if oldIndex != _unpaired && !adapter.contentsEqual(old[Int(oldIndex)], new[newIndex]) {
+            if oldIndex != _unpaired && !adapter._contentsEqual(at: oldBase + Int(oldIndex), newBase + newIndex) {
                 bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
                 any = true
             }

@@ -124,6 +124,59 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return withUnsafeBytes(of: row) { $0.load(fromByteOffset: offset, as: Value.self) }
     }
 
+    /// `body` applied to the field in place: a stored field is borrowed where it lies, not
+    /// copied out (a copy of a string or array field costs a retain and a release).
+    @inlinable
+    func withField<Value, Result>(_ row: Row, _ path: KeyPath<Row, Value>, at offset: Int?,
+                                  _ body: (Value) -> Result) -> Result {
+        guard let offset else { return body(row[keyPath: path]) }
+        return withUnsafeBytes(of: row) { bytes in
+            body(bytes.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee)
+        }
+    }
+
+    /// Whether the field is equal in the rows at two addresses, compared where it lies.
+    @inlinable
+    static func equalInPlace<Value: Equatable>(_ lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>,
+                                               _ path: KeyPath<Row, Value>, at offset: Int?) -> Bool {
+        guard let offset else { return lhs.pointee[keyPath: path] == rhs.pointee[keyPath: path] }
+        return UnsafeRawPointer(lhs).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+            == UnsafeRawPointer(rhs).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+    }
+
+    /// The identities compared where they lie.
+    @inlinable
+    public func _identitiesEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool {
+        Self.equalInPlace(lhs, rhs, identity, at: identityOffset)
+    }
+
+    /// The content fields compared where they lie.
+    @inlinable
+    public func _contentsEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool {
+        if let offset = singleIntegerContentOffset {
+            return UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                == UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        }
+        var field = 0
+        for path in repeat each content {
+            if !Self.equalInPlace(lhs, rhs, path, at: contentOffsets[field]) { return false }
+            field += 1
+        }
+        return true
+    }
+
+    /// Whether the field is equal in two rows, compared where it lies.
+    @inlinable
+    func fieldsEqual<Value: Equatable>(_ lhs: Row, _ rhs: Row, _ path: KeyPath<Row, Value>, at offset: Int?) -> Bool {
+        guard let offset else { return lhs[keyPath: path] == rhs[keyPath: path] }
+        return withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right in
+                left.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+                    == right.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+            }
+        }
+    }
+
     /// True for fixed-width integer identities, whose stable hash is the value.
     @inlinable
     public var identityKeysAreExact: Bool { keyFunction.isExact }
@@ -134,7 +187,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         if keyFunction.isStable, let offset = identityIntegerOffset {
             return withUnsafeBytes(of: row) { $0.load(fromByteOffset: offset, as: UInt64.self) }
         }
-        return keyFunction(read(row, identity, at: identityOffset))
+        return withField(row, identity, at: identityOffset) { keyFunction($0) }
     }
 
     /// Integer identities are read straight out of the rows' memory, a stride apart.
@@ -142,6 +195,14 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     public func writeIdentityKeys(of rows: UnsafeBufferPointer<Row>, to keys: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == keys.count, "one key a row")
         guard keyFunction.isStable, let offset = identityIntegerOffset, let base = rows.baseAddress else {
+            if let offset = identityOffset, let base = rows.baseAddress {
+                // Each identity hashed where it lies, not copied out of its row.
+                let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
+                for index in rows.indices {
+                    keys[index] = keyFunction(raw.advanced(by: index * stride + offset).assumingMemoryBound(to: ID.self).pointee)
+                }
+                return
+            }
             for index in rows.indices { keys[index] = identityKey(of: rows[index]) }
             return
         }
@@ -170,7 +231,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// Whether the two rows' identities are equal.
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
-        read(lhs, identity, at: identityOffset) == read(rhs, identity, at: identityOffset)
+        fieldsEqual(lhs, rhs, identity, at: identityOffset)
     }
 
     /// Whether every content field of the two rows is equal.
@@ -198,7 +259,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         var field = 0
         for path in repeat each content {
             let offset = contentOffsets[field]
-            if read(lhs, path, at: offset) != read(rhs, path, at: offset) { return false }
+            if !fieldsEqual(lhs, rhs, path, at: offset) { return false }
             field += 1
         }
         return true
@@ -239,6 +300,19 @@ extension KeyPathAdapter: _RawPrefixComparing {
                               pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool? {
         guard let contentOffsets = contentIntegerOffsets else { return nil }
         var any = false
+        if contentOffsets.count == 1 {
+            let offset = contentOffsets[0]
+            for newIndex in pairing.indices {
+                let oldIndex = pairing[newIndex]
+                guard oldIndex != _unpaired else { continue }
+                if (old + Int(oldIndex) * stride).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != (new + newIndex * stride).loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                    any = true
+                }
+            }
+            return any
+        }
         contentOffsets.withUnsafeBufferPointer { offsets in
             for newIndex in pairing.indices {
                 let oldIndex = pairing[newIndex]

@@ -33,6 +33,14 @@ public protocol RowAdapter {
     /// Whether two rows that have the same identity have the same content.
     func contentsEqual(_ lhs: Row, _ rhs: Row) -> Bool
 
+    /// ``identitiesEqual(_:_:)`` of the rows at two addresses. The default reads the rows;
+    /// an adapter that can compare fields where they lie overrides it, sparing a copy of
+    /// each row (a retain and a release of every string field).
+    func _identitiesEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool
+
+    /// ``contentsEqual(_:_:)`` of the rows at two addresses (see `_identitiesEqual(at:_:)`).
+    func _contentsEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool
+
     /// A 64-bit hash of a row's content, equal for equal contents.
     func contentHash(of row: Row) -> UInt64
 
@@ -62,6 +70,18 @@ extension RowAdapter {
     /// By default keys are hashes, verified with ``identitiesEqual(_:_:)``.
     @inlinable
     public var identityKeysAreExact: Bool { false }
+
+    /// Reads the rows and calls ``identitiesEqual(_:_:)``.
+    @inlinable
+    public func _identitiesEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool {
+        identitiesEqual(lhs.pointee, rhs.pointee)
+    }
+
+    /// Reads the rows and calls ``contentsEqual(_:_:)``.
+    @inlinable
+    public func _contentsEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool {
+        contentsEqual(lhs.pointee, rhs.pointee)
+    }
 
     /// Calls ``identityKey(of:)`` for each row.
     @inlinable
