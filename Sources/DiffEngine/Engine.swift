@@ -206,9 +206,11 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
                                       count: shorter, stride: MemoryLayout<Adapter.Row>.stride) {
         prefix = length
     } else {
-        while prefix < shorter, adapter.identitiesEqual(old[prefix], new[prefix]),
-              adapter.contentsEqual(old[prefix], new[prefix]) {
-            prefix += 1
+        if shorter > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress {
+            while prefix < shorter, adapter._identitiesEqual(at: oldBase + prefix, newBase + prefix),
+                  adapter._contentsEqual(at: oldBase + prefix, newBase + prefix) {
+                prefix += 1
+            }
         }
     }
     if prefix == old.count && prefix == new.count { return body(nil, prefix, nil) }

@@ -197,3 +197,82 @@ struct IntegerFields {
         }
     }
 }
+
+/// Fields of every type key paths compare where they lie, with computed twins that take
+/// the generic path.
+struct CommonFields: Equatable, CustomStringConvertible {
+    var id: UUID
+    var name: String
+    var price: Double
+    var ratio: Float
+    var flag: Bool
+    var small: Int32
+    var tiny: Int8
+    var when: Date
+    var note: String?
+    var maybeCount: Int?
+    var maybePrice: Double?
+    var maybeWhen: Date?
+    var maybeFlag: Bool?
+    var maybeID: UUID?
+
+    var nameGenerically: String { name }
+    var priceGenerically: Double { price }
+    var whenGenerically: Date { when }
+    var idGenerically: UUID { id }
+    var description: String { "\(id.uuidString.prefix(4)):\(name):\(price)" }
+}
+
+@Suite struct StoredFieldTests {
+    static let ids = (0..<12).map { UUID(uuid: (UInt8($0), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)) }
+
+    static func random(using generator: inout SeededGenerator) -> CommonFields {
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &generator)] }
+        return CommonFields(
+            id: pick(ids), name: pick(["", "a", "a long string that lives on the heap, not inline"]),
+            price: pick([0.0, -0.0, 1.5, .nan, .infinity]), ratio: pick([0, -0.0, .nan, 2]), flag: pick([true, false]),
+            small: pick([0, -1, 7]), tiny: pick([0, 1]), when: Date(timeIntervalSinceReferenceDate: pick([0, -0.0, 86_400])),
+            note: pick([nil, "", "x"]), maybeCount: pick([nil, 0, 1]), maybePrice: pick([nil, 0.0, -0.0, .nan]),
+            maybeWhen: pick([nil, Date(timeIntervalSinceReferenceDate: 0)]), maybeFlag: pick([nil, false, true]),
+            maybeID: pick([nil, ids[0], ids[1]]))
+    }
+
+    /// Compared where they lie, fields answer what their types' `==` answers: -0.0 equals
+    /// 0.0 and NaN equals nothing, strings by value wherever they are stored.
+    @Test func fieldsCompareAsTheirTypes() {
+        var generator = SeededGenerator(seed: 0xF1E1D5)
+        let adapters: [(KeyPathAdapter<CommonFields, UUID, String, Double, Float, Bool>, (CommonFields, CommonFields) -> Bool)] = [
+            (KeyPathAdapter(identity: \.id, content: \.name, \.price, \.ratio, \.flag),
+             { $0.name == $1.name && $0.price == $1.price && $0.ratio == $1.ratio && $0.flag == $1.flag }),
+        ]
+        let optionals = KeyPathAdapter(identity: \CommonFields.id, content: \.note, \.maybeCount, \.maybePrice, \.maybeWhen)
+        let more = KeyPathAdapter(identity: \CommonFields.id, content: \.small, \.tiny, \.when, \.maybeFlag)
+        let ids = KeyPathAdapter(identity: \CommonFields.maybeID, content: \.maybeID)
+        for _ in 0..<5_000 {
+            let a = Self.random(using: &generator), b = Bool.random(using: &generator) ? a : Self.random(using: &generator)
+            for (adapter, expected) in adapters {
+                #expect(adapter.contentsEqual(a, b) == expected(a, b), "\(a) vs \(b)")
+                #expect(adapter.identitiesEqual(a, b) == (a.id == b.id))
+            }
+            #expect(optionals.contentsEqual(a, b)
+                    == (a.note == b.note && a.maybeCount == b.maybeCount && a.maybePrice == b.maybePrice && a.maybeWhen == b.maybeWhen))
+            #expect(more.contentsEqual(a, b) == (a.small == b.small && a.tiny == b.tiny && a.when == b.when && a.maybeFlag == b.maybeFlag))
+            #expect(ids.identitiesEqual(a, b) == (a.maybeID == b.maybeID) && ids.contentsEqual(a, b) == (a.maybeID == b.maybeID))
+        }
+    }
+
+    /// Diffs through fields compared in place pass the Correctness rules and equal the diffs
+    /// through computed twins (the generic path).
+    @Test func inPlaceDiffsEqualGenericDiffs() throws {
+        var generator = SeededGenerator(seed: 0x5704ED)
+        for _ in 0..<1_000 {
+            let old = (0..<Int.random(in: 0...30, using: &generator)).map { _ in Self.random(using: &generator) }
+            let new = old.shuffled(using: &generator).prefix(Int.random(in: 0...old.count, using: &generator))
+                .map { Int.random(in: 0..<4, using: &generator) == 0 ? Self.random(using: &generator) : $0 }
+            let inPlace = try diff(old, new, identity: \.id, content: \.name, \.price, \.when)
+            #expect(checkChangeset(inPlace, old: old, new: new, mode: .minimal, sameIdentity: { $0.id == $1.id },
+                                   sameContent: { $0.name == $1.name && $0.price == $1.price && $0.when == $1.when }) == [])
+            #expect(try inPlace == diff(old, new, identity: \.idGenerically, content: \.nameGenerically, \.priceGenerically, \.whenGenerically))
+        }
+    }
+}

@@ -157,6 +157,12 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
             EngineCase(name: .flat, mode: .minimal) { diff(oldKeys: oldKeys, newKeys: newKeys) },
         ] + peerCases(old, new, editDistance: editDistance, sameIdentity: ==, sameContent: ==)
         return (cases, makeVerifier(old, new, identity: { $0 }, sameContent: ==))
+    case let .records(old, new):
+        let cases = [
+            EngineCase(name: .engine, mode: .minimal) { try! diff(old, new) },
+            EngineCase(name: .keypath, mode: .minimal) { try! diff(old, new, identity: \.id, content: \.title, \.price, \.updatedAt) },
+        ] + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        return (cases, makeVerifier(old, new, identity: \.id, sameContent: ==))
     case let .named(old, new):
         let oldKeys = old.map { $0.id.stableHash }, newKeys = new.map { $0.id.stableHash }
         let oldContents = old.map { $0.value.stableHash }, newContents = new.map { $0.value.stableHash }

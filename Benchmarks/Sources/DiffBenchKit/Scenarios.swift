@@ -14,11 +14,20 @@ struct NamedRow: Identifiable, Hashable, Sendable {
     var value: Int
 }
 
+/// A record of common field types: a UUID identity and three content fields, one optional.
+struct Record: Identifiable, Hashable, Sendable {
+    var id: UUID
+    var title: String
+    var price: Double
+    var updatedAt: Date?
+}
+
 /// The data of one scenario; every engine gets the same arrays.
 enum Workload {
     case rows(old: [Row], new: [Row])
     case uuids(old: [UUID], new: [UUID])
     case named(old: [NamedRow], new: [NamedRow])
+    case records(old: [Record], new: [Record])
     case bytes(ByteRowAdapter, old: [ByteRow], new: [ByteRow])
     case sections(old: [SectionData<Row, Row>], new: [SectionData<Row, Row>])
 
@@ -27,6 +36,7 @@ enum Workload {
         case .rows(let old, let new): (old.count, new.count)
         case .uuids(let old, let new): (old.count, new.count)
         case .named(let old, let new): (old.count, new.count)
+        case .records(let old, let new): (old.count, new.count)
         case .bytes(_, let old, let new): (old.count, new.count)
         case .sections(let old, let new): (old.reduce(0) { $0 + $1.items.count }, new.reduce(0) { $0 + $1.items.count })
         }
@@ -120,6 +130,21 @@ func namedScenario(size: Int) -> Scenario {
     }
 }
 
+func recordScenario(_ name: String, size: Int, rates: ChangeRates, summary: String) -> Scenario {
+    Scenario(name: name, size: size, summary: summary, editDistance: size / 4) {
+        var generator = SeededGenerator(seed: 0x2EC0_0000 &+ UInt64(size))
+        func fresh(_ generator: inout SeededGenerator) -> Record {
+            let stamp = Int.random(in: 0..<4, using: &generator)
+            return Record(id: randomUUID(&generator), title: "Order \(Int.random(in: 0..<1_000_000, using: &generator))",
+                          price: Double(Int.random(in: 100..<100_000, using: &generator)) / 100,
+                          updatedAt: stamp == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(stamp * 86_400)))
+        }
+        let old = (0..<size).map { _ in fresh(&generator) }
+        let new = perturb(old, rates, using: &generator, update: { var row = $0; row.price += 1; return row }, fresh: fresh)
+        return .records(old: old, new: new)
+    }
+}
+
 /// Byte rows: CSV-like lines `id,value` in one buffer; identity the id field, content the line.
 func byteScenario(size: Int) -> Scenario {
     Scenario(name: "bytes-\(size / 1000)k", size: size,
@@ -200,6 +225,9 @@ let allScenarios: [Scenario] = [
     rowScenario("duplicates-100k", size: 100_000, rates: ChangeRates(), alphabet: 1_000,
                 summary: "100,000 rows over 1,000 ids (100 copies each), 10% -, 10% +, 2% moved, 2% updated"),
     namedScenario(size: 100_000),
+    recordScenario("records-100k", size: 100_000, rates: ChangeRates(),
+                   summary: "100,000 records (UUID id; String, Double and Date? fields): 10% -, 10% +, 2% moved, 2% updated"),
+    recordScenario("records-nochange-100k", size: 100_000, rates: .none, summary: "100,000 records, nothing changed"),
     byteScenario(size: 100_000),
     sectionScenario(sections: 1_000, itemsEach: 100),
 ]

@@ -43,6 +43,13 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// as those bits, with no array to retain on every row.
     @usableFromInline
     let singleIntegerContentOffset: Int?
+    /// When every content field is stored and of a common type, each compared where it lies
+    /// with its type's `==` (a loop over the content pack compares through generic calls).
+    @usableFromInline
+    let contentFields: _StoredFields?
+    /// The identity, when it is a stored field of a common type.
+    @usableFromInline
+    let identityField: _StoredField?
 
     /// An adapter keyed by the identity's stable hash when `ID` is `StableHashable` (the value
     /// itself for integers), else by its per-process `hashValue`, verified with `==`.
@@ -60,6 +67,18 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
         contentIntegerOffsets = Self.integerOffsets(repeat each content)
         singleIntegerContentOffset = contentIntegerOffsets.flatMap { $0.count == 1 ? $0[0] : nil }
+        contentFields = Self.storedFields(repeat each content)
+        identityField = _StoredField(identity)
+    }
+
+    @inlinable
+    static func storedFields(_ paths: repeat KeyPath<Row, each Content>) -> _StoredFields? {
+        var fields: [_StoredField] = []
+        for path in repeat each paths {
+            guard let field = _StoredField(path) else { return nil }
+            fields.append(field)
+        }
+        return _StoredFields(fields)
     }
 
     /// Whether values of `type` are 8-byte integers, whose stable hash is their bits.
@@ -147,7 +166,12 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// The identities compared where they lie.
     @inlinable
     public func _identitiesEqual(at lhs: UnsafePointer<Row>, _ rhs: UnsafePointer<Row>) -> Bool {
-        Self.equalInPlace(lhs, rhs, identity, at: identityOffset)
+        if let offset = identityIntegerOffset {
+            return UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                == UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        }
+        if let identityField { return identityField.equal(UnsafeRawPointer(lhs), UnsafeRawPointer(rhs)) }
+        return Self.equalInPlace(lhs, rhs, identity, at: identityOffset)
     }
 
     /// The content fields compared where they lie.
@@ -157,6 +181,7 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
             return UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 == UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         }
+        if let contentFields { return contentFields.equal(UnsafeRawPointer(lhs), UnsafeRawPointer(rhs)) }
         var field = 0
         for path in repeat each content {
             if !Self.equalInPlace(lhs, rhs, path, at: contentOffsets[field]) { return false }
@@ -165,17 +190,6 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         return true
     }
 
-    /// Whether the field is equal in two rows, compared where it lies.
-    @inlinable
-    func fieldsEqual<Value: Equatable>(_ lhs: Row, _ rhs: Row, _ path: KeyPath<Row, Value>, at offset: Int?) -> Bool {
-        guard let offset else { return lhs[keyPath: path] == rhs[keyPath: path] }
-        return withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: rhs) { right in
-                left.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
-                    == right.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
-            }
-        }
-    }
 
     /// True for fixed-width integer identities, whose stable hash is the value.
     @inlinable
@@ -231,38 +245,13 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// Whether the two rows' identities are equal.
     @inlinable
     public func identitiesEqual(_ lhs: Row, _ rhs: Row) -> Bool {
-        fieldsEqual(lhs, rhs, identity, at: identityOffset)
+        withUnsafePointer(to: lhs) { left in withUnsafePointer(to: rhs) { right in _identitiesEqual(at: left, right) } }
     }
 
     /// Whether every content field of the two rows is equal.
     @inlinable
     public func contentsEqual(_ lhs: Row, _ rhs: Row) -> Bool {
-        // Stored 8-byte integer fields: equal values are equal bits, so compare the bits.
-        if let offset = singleIntegerContentOffset {
-            return withUnsafeBytes(of: lhs) { left in
-                withUnsafeBytes(of: rhs) { right in
-                    left.load(fromByteOffset: offset, as: UInt64.self) == right.load(fromByteOffset: offset, as: UInt64.self)
-                }
-            }
-        }
-        if let offsets = contentIntegerOffsets {
-            return withUnsafeBytes(of: lhs) { left in
-                withUnsafeBytes(of: rhs) { right in
-                    for offset in offsets where left.load(fromByteOffset: offset, as: UInt64.self)
-                        != right.load(fromByteOffset: offset, as: UInt64.self) {
-                        return false
-                    }
-                    return true
-                }
-            }
-        }
-        var field = 0
-        for path in repeat each content {
-            let offset = contentOffsets[field]
-            if !fieldsEqual(lhs, rhs, path, at: offset) { return false }
-            field += 1
-        }
-        return true
+        withUnsafePointer(to: lhs) { left in withUnsafePointer(to: rhs) { right in _contentsEqual(at: left, right) } }
     }
 
     /// The content fields' hashes folded with ``combineStableHashes(_:_:)``.

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A stored field of a common type, compared where it lies in its row with its type's own
+/// `==` (no generic call, no copy of the row or of the field). Key paths whose fields are
+/// all of these types compare rows this way; others compare through the key paths' types.
+@usableFromInline
+internal struct _StoredField {
+    @usableFromInline
+    enum Kind {
+        case bits8, bits4, bits2, bits1, uuid, double, float, date, string
+        case optionalInt, optionalDouble, optionalDate, optionalString, optionalBool, optionalUUID
+    }
+
+    @usableFromInline let kind: Kind
+    @usableFromInline let offset: Int
+
+    /// The field of `path`, when it is stored and of a type listed in `Kind`.
+    @inlinable
+    init?<Row, Value>(_ path: KeyPath<Row, Value>) {
+        guard let offset = MemoryLayout<Row>.offset(of: path), let kind = Self.kind(of: Value.self) else { return nil }
+        self.kind = kind
+        self.offset = offset
+    }
+
+    /// Integers and `Bool` compare by their bits (equal values, equal bits); floating-point
+    /// values, dates, strings and optionals by their `==` (so `-0.0 == 0.0`, `nan != nan`).
+    @inlinable
+    static func kind(of type: Any.Type) -> Kind? {
+        switch type {
+        case is Int.Type, is UInt.Type, is Int64.Type, is UInt64.Type: .bits8
+        case is Int32.Type, is UInt32.Type: .bits4
+        case is Int16.Type, is UInt16.Type: .bits2
+        case is Int8.Type, is UInt8.Type, is Bool.Type: .bits1
+        case is UUID.Type: .uuid
+        case is Double.Type: .double
+        case is Float.Type: .float
+        case is Date.Type: .date
+        case is String.Type: .string
+        case is Int?.Type: .optionalInt
+        case is Double?.Type: .optionalDouble
+        case is Date?.Type: .optionalDate
+        case is String?.Type: .optionalString
+        case is Bool?.Type: .optionalBool
+        case is UUID?.Type: .optionalUUID
+        default: nil
+        }
+    }
+
+    /// Whether the field is equal in the rows at `lhs` and `rhs`.
+    @inlinable @inline(__always)
+    func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) -> Bool {
+        let left = lhs + offset, right = rhs + offset
+        switch kind {
+        case .bits8: return left.loadUnaligned(as: UInt64.self) == right.loadUnaligned(as: UInt64.self)
+        case .bits4: return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+        case .bits2: return left.loadUnaligned(as: UInt16.self) == right.loadUnaligned(as: UInt16.self)
+        case .bits1: return left.load(as: UInt8.self) == right.load(as: UInt8.self)
+        case .uuid: return Self.same(left, right, UUID.self)
+        case .double: return Self.same(left, right, Double.self)
+        case .float: return Self.same(left, right, Float.self)
+        case .date: return Self.same(left, right, Date.self)
+        case .string: return Self.same(left, right, String.self)
+        case .optionalInt: return Self.same(left, right, Int?.self)
+        case .optionalDouble: return Self.same(left, right, Double?.self)
+        case .optionalDate: return Self.same(left, right, Date?.self)
+        case .optionalString: return Self.same(left, right, String?.self)
+        case .optionalBool: return Self.same(left, right, Bool?.self)
+        case .optionalUUID: return Self.same(left, right, UUID?.self)
+        }
+    }
+
+    @inlinable
+    static func same<Value: Equatable>(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _: Value.Type) -> Bool {
+        lhs.assumingMemoryBound(to: Value.self).pointee == rhs.assumingMemoryBound(to: Value.self).pointee
+    }
+}
+
+/// Up to four stored fields, held inline: an array would be retained and released on
+/// every row compared.
+@usableFromInline
+internal struct _StoredFields {
+    @usableFromInline let count: Int
+    @usableFromInline let first: _StoredField
+    @usableFromInline let second: _StoredField
+    @usableFromInline let third: _StoredField
+    @usableFromInline let fourth: _StoredField
+
+    /// Nil for none or more than four.
+    @inlinable
+    init?(_ fields: [_StoredField]) {
+        guard let first = fields.first, fields.count <= 4 else { return nil }
+        count = fields.count
+        self.first = first
+        second = fields.count > 1 ? fields[1] : first
+        third = fields.count > 2 ? fields[2] : first
+        fourth = fields.count > 3 ? fields[3] : first
+    }
+
+    /// Whether every field is equal in the rows at `lhs` and `rhs`.
+    @inlinable
+    func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) -> Bool {
+        guard first.equal(lhs, rhs) else { return false }
+        if count > 1 && !second.equal(lhs, rhs) { return false }
+        if count > 2 && !third.equal(lhs, rhs) { return false }
+        return count < 4 || fourth.equal(lhs, rhs)
+    }
+}
