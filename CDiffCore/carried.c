@@ -314,6 +314,9 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ma
     const dc_key_set_t *keys = dc_key_set_checked(set, SIZE_MAX);
     if (keys == NULL) return DC_ERR_INVALID_ARGUMENT;
     if (!keys->usable || keys->count != m || keys->mask != mask) return DC_OK;
+#ifdef DC_INTERNAL_CHECKS
+    for (size_t i = 0; i < m; i++) DC_CHECK(dc_set_contains(keys, input->old_keys[i] & mask), "the set holds the old keys");
+#endif
     dc_workspace_t *ws;
     dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
     if (status != DC_OK) return status;

@@ -3,7 +3,8 @@
  * Input: body bytes then two option bytes. Each body byte is a row: identity
  * byte % alphabet, content (byte / alphabet) % 4, so identities repeat all the time.
  * Option byte 1 (last): move mode (% 3), key kind (exact ids, XXH3 hashes verified by a
- * callback, or hashes cut to 1-3 bits so that collisions are everywhere), alphabet size.
+ * callback, or hashes cut to 1-3 bits so that collisions are everywhere), alphabet size
+ * (2-12, or 64 so that identities are mostly distinct and carried keys can pair them).
  * Option byte 2: where the body splits into old and new.
  * Besides the diff, every call checks the capacity and workspace edges: buffers one
  * element too small must be refused with a status and left untouched. */
@@ -76,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const size_t body = size - 2;
     const int mode = options % 3;
     const int key_kind = (options / 3) % 3; /* 0 exact, 1 hashed + verified, 2 truncated */
-    const int alphabet = 2 + (options / 9) % 12;
+    int alphabet = 2 + (options / 9) % 12;
+    if (alphabet == 13) alphabet = 64; /* identities mostly distinct: the carried-keys matcher runs */
     const size_t m = body * split_byte / 255, n = body - m;
 
     fuzz_rows_t rows;
@@ -159,6 +161,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     };
     const char *problem = ref_check(&reference_rows, &changeset, mode);
     if (problem) fail(problem, data, size, &reference_rows, &changeset);
+
+    // Carried keys: when the old keys are distinct, dc_match_carried() pairs exactly as
+    // dc_match() did (or declines), and the set then carries the new keys.
+    size_t set_size = dc_key_set_size(m);
+    void *set = exact_block(set_size);
+    bool distinct = false;
+    if (dc_key_set_build(set, set_size, keys[0], m, key_bits, match.placement_seed, &distinct) != DC_OK) {
+        fail("dc_key_set_build failed", data, size, NULL, NULL);
+    }
+    const uint64_t mask = key_bits == 0 ? UINT64_MAX : ((UINT64_C(1) << key_bits) - 1);
+    for (size_t a = 0; a < m && distinct; a++) {
+        for (size_t b = a + 1; b < m; b++) {
+            if ((keys[0][a] & mask) == (keys[0][b] & mask)) fail("dc_key_set_build called repeated keys distinct", data, size, NULL, NULL);
+        }
+    }
+    if (distinct) {
+        void *carried_workspace = exact_block(workspace_size);
+        bool matched = false;
+        if (dc_match_carried(carried_workspace, workspace_size, &match, key_bits, set, &matched) != DC_OK) {
+            fail("dc_match_carried failed", data, size, NULL, NULL);
+        }
+        // (DC_MOVES_NONE drops out-of-order pairs from the finished workspace's pairing.)
+        if (matched && n > 0 && mode != DC_MOVES_NONE && memcmp(dc_new_to_old(carried_workspace), dc_new_to_old(workspace), n * sizeof(uint32_t)) != 0) {
+            fail("dc_match_carried paired differently from dc_match", data, size, &reference_rows, NULL);
+        }
+        bool new_distinct = false;
+        dc_status_t updated = dc_key_set_update(set, set_size, keys[0], m, deletions, counts_out.deletions,
+                                                keys[1], n, insertions, counts_out.insertions, &new_distinct);
+        if (updated != DC_OK && updated != DC_ERR_CAPACITY_TOO_SMALL) fail("dc_key_set_update failed", data, size, NULL, NULL);
+        if (updated == DC_OK) {
+            bool expected_distinct = true;
+            for (size_t a = 0; a < n && expected_distinct; a++) {
+                for (size_t b = a + 1; b < n; b++) expected_distinct &= (keys[1][a] & mask) != (keys[1][b] & mask);
+            }
+            if (new_distinct != expected_distinct) fail("dc_key_set_update misjudged repeated keys", data, size, &reference_rows, NULL);
+        }
+        free(carried_workspace);
+    }
+    free(set);
 
     // Repeated identities on each side, against the reference.
     for (int side = 0; side < 2; side++) {
