@@ -181,7 +181,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
             return UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 == UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         }
-        if let contentFields { return contentFields.equal(UnsafeRawPointer(lhs), UnsafeRawPointer(rhs)) }
+        if let contentFields {
+            return contentFields.equal(UnsafeRawPointer(lhs), UnsafeRawPointer(rhs), rowSize: MemoryLayout<Row>.size)
+        }
         var field = 0
         for path in repeat each content {
             if !Self.equalInPlace(lhs, rhs, path, at: contentOffsets[field]) { return false }

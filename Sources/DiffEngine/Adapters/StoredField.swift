@@ -69,6 +69,21 @@ internal struct _StoredField {
         }
     }
 
+    /// Whether the field holds a value unequal to itself (a NaN, which equal bits do not
+    /// make equal).
+    @inlinable
+    func holdsNaN(_ row: UnsafeRawPointer) -> Bool {
+        let field = row + offset
+        switch kind {
+        case .double: return field.loadUnaligned(as: Double.self).isNaN
+        case .float: return field.loadUnaligned(as: Float.self).isNaN
+        case .date: return field.loadUnaligned(as: Double.self).isNaN // a Date is its seconds
+        case .optionalDouble: return !Self.same(field, field, Double?.self)
+        case .optionalDate: return !Self.same(field, field, Date?.self)
+        default: return false
+        }
+    }
+
     @inlinable
     static func same<Value: Equatable>(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _: Value.Type) -> Bool {
         lhs.assumingMemoryBound(to: Value.self).pointee == rhs.assumingMemoryBound(to: Value.self).pointee
@@ -94,6 +109,21 @@ internal struct _StoredFields {
         second = fields.count > 1 ? fields[1] : first
         third = fields.count > 2 ? fields[2] : first
         fourth = fields.count > 3 ? fields[3] : first
+    }
+
+    /// Whether every field is equal in the rows at `lhs` and `rhs`, `size` bytes each:
+    /// rows whose bytes are all equal are, unless a field holds a NaN; the others are
+    /// compared field by field.
+    @inlinable
+    func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, rowSize size: Int) -> Bool {
+        if memcmp(lhs, rhs, size) == 0 && !holdsNaN(lhs) { return true }
+        return equal(lhs, rhs)
+    }
+
+    @inlinable
+    func holdsNaN(_ row: UnsafeRawPointer) -> Bool {
+        first.holdsNaN(row) || (count > 1 && second.holdsNaN(row)) || (count > 2 && third.holdsNaN(row))
+            || (count > 3 && fourth.holdsNaN(row))
     }
 
     /// Whether every field is equal in the rows at `lhs` and `rhs`.
