@@ -284,6 +284,22 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
 }
 
 extension KeyPathAdapter: _RawPrefixComparing {
+    /// The common prefix of rows whose identity and content are stored fields of common types.
+    @usableFromInline
+    static func storedPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int, size: Int,
+                             identity: _StoredField, content: _StoredFields) -> Int {
+        var prefix = 0
+        var left = old, right = new
+        while prefix < count {
+            let sameBytes = _bytesEqual(left, right, size) && !identity.holdsNaN(left) && !content.holdsNaN(left)
+            guard sameBytes || (identity.equal(left, right) && content.equal(left, right)) else { break }
+            prefix += 1
+            left += stride
+            right += stride
+        }
+        return prefix
+    }
+
     /// Stored 8-byte integer content fields: a paired row is updated when any field's bits
     /// differ (equal values are equal bits).
     @usableFromInline
@@ -322,10 +338,14 @@ extension KeyPathAdapter: _RawPrefixComparing {
 
     /// Stored 8-byte integer identity and content fields: equal values are equal bits, so
     /// the prefix is found with loads at fixed offsets, with no generic call a row.
+    /// Stored fields of common types (``_StoredField``): rows whose bytes are all equal are
+    /// equal unless a field holds a NaN; others are compared field by field, where they lie.
     @usableFromInline
     func _commonPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int) -> Int? {
         guard keyFunction.isStable, let identityOffset = identityIntegerOffset, let contentOffsets = contentIntegerOffsets else {
-            return nil
+            guard let identityField, let contentFields else { return nil }
+            return Self.storedPrefix(old, new, count: count, stride: stride, size: MemoryLayout<Row>.size,
+                                    identity: identityField, content: contentFields)
         }
         if contentOffsets.count == 1 {
             let contentOffset = contentOffsets[0]

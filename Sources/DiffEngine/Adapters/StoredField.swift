@@ -116,7 +116,7 @@ internal struct _StoredFields {
     /// compared field by field.
     @inlinable
     func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, rowSize size: Int) -> Bool {
-        if memcmp(lhs, rhs, size) == 0 && !holdsNaN(lhs) { return true }
+        if _bytesEqual(lhs, rhs, size) && !holdsNaN(lhs) { return true }
         return equal(lhs, rhs)
     }
 
@@ -134,4 +134,19 @@ internal struct _StoredFields {
         if count > 2 && !third.equal(lhs, rhs) { return false }
         return count < 4 || fourth.equal(lhs, rhs)
     }
+}
+
+/// Whether `size` bytes at `lhs` and `rhs` are equal, compared 8 bytes at a time (no call).
+@inlinable
+internal func _bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ size: Int) -> Bool {
+    let words = size &>> 3
+    var differ: UInt64 = 0
+    for word in 0..<words {
+        differ |= lhs.loadUnaligned(fromByteOffset: word &<< 3, as: UInt64.self)
+            ^ rhs.loadUnaligned(fromByteOffset: word &<< 3, as: UInt64.self)
+    }
+    for offset in (words &<< 3)..<size {
+        differ |= UInt64(lhs.load(fromByteOffset: offset, as: UInt8.self) ^ rhs.load(fromByteOffset: offset, as: UInt8.self))
+    }
+    return differ == 0
 }
