@@ -68,6 +68,23 @@ public struct QuerySpec: Codable, Sendable, Hashable {
         return ("SELECT * FROM orders\(filter) ORDER BY \(orderBy) \(direction), id \(direction) LIMIT ?", StatementArguments(arguments))
     }
 
+    /// Whether `order` passes the filter.
+    public func matches(_ order: Order) -> Bool {
+        (status == nil || order.status == status) && (customer == nil || order.customer == customer)
+            && (minAmount == nil || order.amount >= minAmount!)
+    }
+
+    /// Whether `a` comes before `b` in this query's order (ties broken by id, as in the SQL).
+    public func precedes(_ a: Order, _ b: Order) -> Bool {
+        let (left, right): (Int64, Int64) = switch orderBy {
+        case "amount": (a.amount, b.amount)
+        case "id": (a.id, b.id)
+        default: (a.updated_at, b.updated_at)
+        }
+        if left != right { return descending ? left > right : left < right }
+        return descending ? a.id > b.id : a.id < b.id
+    }
+
     /// Runs the query.
     public func fetch(_ db: Database) throws -> [Order] {
         let (sql, arguments) = self.sql
@@ -89,6 +106,34 @@ public struct Publication: Sendable {
     public var eventBuffer: ByteBuffer
 }
 
+/// What a query needs to tell, on the writer's queue, whether a commit can change its rows:
+/// the ids and the last row of its rows as last read, or that a read is due anyway.
+///
+/// A commit can change the rows only if it changed one of them, or left a row that passes
+/// the filter and comes before the last one (or the page is not full). A skipped commit is
+/// always either followed by a read (one is pending: `readPending`, set from a refresh's
+/// start to its end and by every commit that can change the rows) or has left the rows as
+/// they were read; so the clients end at the database's rows.
+struct ResultWindow {
+    var readPending = true
+    var ids: Set<Int64> = []
+    var last: Order?
+    var count = 0
+
+    /// Whether `changes` can change the rows (and if so, a read is now pending).
+    mutating func admits(_ changes: CommitChanges, _ spec: QuerySpec) -> Bool {
+        if !readPending {
+            guard let rows = changes.rows, ids.isDisjoint(with: changes.ids) else { readPending = true; return true }
+            let entering = rows.contains { row in
+                spec.matches(row) && (count < spec.limit || last.map { spec.precedes(row, $0) } ?? true)
+            }
+            guard entering else { return false }
+        }
+        readPending = true
+        return true
+    }
+}
+
 /// One query, observed once for all its clients: after each commit it re-reads its rows,
 /// diffs them against the previous ones with a `Differ`, renders the event once, and wakes
 /// its clients. Commits that come while a refresh runs are folded into the next one.
@@ -101,6 +146,10 @@ public actor SharedQuery {
     private var refreshing = false
     private var dirty = false
     private var lastRefresh = ContinuousClock.now - .seconds(1)
+    private let window = Mutex(ResultWindow())
+    /// How many commits were skipped because they could not change the rows.
+    public nonisolated var skippedCommits: Int { skipped.withLock { $0 } }
+    private let skipped = Mutex(0)
     /// Refreshes start at least this far apart: commits in between fold into one event, so a
     /// busy table costs each query at most one read, diff and event per interval.
     public static let minimumInterval = Duration.milliseconds(10)
@@ -167,13 +216,22 @@ public actor SharedQuery {
         }
     }
 
+    /// Called on the writer's queue after each commit: whether it can change the rows.
+    nonisolated func admits(_ changes: CommitChanges) -> Bool {
+        let admitted = window.withLock { $0.admits(changes, spec) }
+        if !admitted { skipped.withLock { $0 += 1 } }
+        return admitted
+    }
+
     private func refresh() async throws {
         lastRefresh = ContinuousClock.now
+        window.withLock { $0.readPending = true } // commits from here on are read by this refresh or the next
         let commit = store.lastCommit
         let spec = self.spec
         let rows = try await store.pool.read { db in try spec.fetch(db) }
         refreshCount += 1
         let update = differ.diff(rows)
+        window.withLock { $0 = ResultWindow(readPending: false, ids: Set(rows.lazy.map(\.id)), last: rows.last, count: rows.count) }
         // A commit that leaves this query's rows as they were publishes nothing.
         guard update.changeset.hasChanges || latest == nil else { return }
         let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
@@ -217,13 +275,13 @@ public actor QueryHub {
         self.store = store
     }
 
-    /// Wakes every query after a commit (call from the store's commit listener).
-    public nonisolated func commitHappened() {
-        Task { await self.notifyAll() }
-    }
+    /// The queries, for the commit listener on the writer's queue.
+    private let observed = Mutex<[QuerySpec: SharedQuery]>([:])
 
-    private func notifyAll() {
-        for query in queries.values {
+    /// Wakes, after a commit, every query whose rows it can change (call from the store's
+    /// commit listener, which runs on the writer's queue in commit order).
+    public nonisolated func commitHappened(_ changes: CommitChanges) {
+        for query in observed.withLock({ Array($0.values) }) where query.admits(changes) {
             Task { await query.commitHappened() }
         }
     }
@@ -235,6 +293,7 @@ public actor QueryHub {
     public func join(_ spec: QuerySpec, client id: UUID) async -> (SharedQuery, AsyncStream<Void>) {
         let query = queries[spec] ?? SharedQuery(spec: spec, store: store)
         queries[spec] = query
+        observed.withLock { $0[spec] = query }
         let stream = await query.subscribe(id)
         return (query, stream)
     }
@@ -244,6 +303,7 @@ public actor QueryHub {
         guard let query = queries[spec] else { return }
         if await query.unsubscribe(id) == 0 && queries[spec] === query {
             queries[spec] = nil
+            observed.withLock { $0[spec] = nil }
             await query.finish()
         }
     }

@@ -45,13 +45,48 @@ public struct CommitStamp: Sendable, Equatable {
     public var committedAtMilliseconds: Int64
 }
 
+/// The orders one commit changed: their ids, and the rows of those still there after it
+/// (the others were deleted); nil rows when the commit changed too many to list.
+public struct CommitChanges: Sendable {
+    public var ids: Set<Int64>
+    public var rows: [Order]?
+}
+
+/// Collects the ids of the orders each transaction changes (SQLite's update hook, through
+/// GRDB) and, after its commit, reads the rows those ids have now: the live queries use them
+/// to tell whether a commit can change their rows at all.
+final class OrderChangeCollector: TransactionObserver, @unchecked Sendable {
+    /// A transaction that changed more rows than this is reported without its rows.
+    static let rowLimit = 1_000
+    // Touched only on the writer's queue (GRDB calls every method there).
+    private var ids: Set<Int64> = []
+    private let committed: (CommitChanges) -> Void
+
+    init(committed: @escaping (CommitChanges) -> Void) {
+        self.committed = committed
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == Order.databaseTableName }
+
+    func databaseDidChange(with event: DatabaseEvent) { ids.insert(event.rowID) }
+
+    func databaseDidCommit(_ db: Database) {
+        guard !ids.isEmpty else { return }
+        let changed = ids
+        ids = []
+        let rows = changed.count <= Self.rowLimit ? try? Order.fetchAll(db, keys: Array(changed)) : nil
+        committed(CommitChanges(ids: changed, rows: rows))
+    }
+
+    func databaseDidRollback(_ db: Database) { ids = [] }
+}
+
 /// The SQLite database (WAL mode, through GRDB): the orders table, the writes the HTTP API
-/// offers, and a commit counter that a GRDB region observation advances after each commit.
+/// offers, and a commit counter that a GRDB transaction observer advances after each commit.
 public final class OrdersStore: Sendable {
     public let pool: DatabasePool
     private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
-    private let listeners = Mutex<[@Sendable (CommitStamp) -> Void]>([])
-    private let observation: Mutex<AnyDatabaseCancellable?> = Mutex(nil)
+    private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
 
     /// Opens (and on first start creates and seeds with `seedRows` orders) the database at `path`.
     public init(path: String, seedRows: Int) throws {
@@ -91,23 +126,24 @@ public final class OrdersStore: Sendable {
                 }
             }
         }
-        // Every commit that touches the table advances the clock and wakes the live queries.
-        let region = DatabaseRegionObservation(tracking: Order.all())
-        let cancellable = try region.start(in: pool, onError: { _ in }, onChange: { [stamp, listeners] _ in
+        // Every commit that touches the table advances the clock and tells the live queries
+        // what it changed (on the writer's queue, in commit order).
+        let collector = OrderChangeCollector { [stamp, listeners] changes in
             let next = stamp.withLock { current in
                 current = CommitStamp(version: current.version + 1, committedAtMilliseconds: OrdersStore.milliseconds())
                 return current
             }
-            for listener in listeners.withLock({ $0 }) { listener(next) }
-        })
-        observation.withLock { $0 = cancellable }
+            for listener in listeners.withLock({ $0 }) { listener(next, changes) }
+        }
+        pool.add(transactionObserver: collector, extent: .databaseLifetime)
     }
 
     /// The last commit.
     public var lastCommit: CommitStamp { stamp.withLock { $0 } }
 
-    /// Calls `listener` after every commit that changed the orders table.
-    public func onCommit(_ listener: @escaping @Sendable (CommitStamp) -> Void) {
+    /// Calls `listener` after every commit that changed the orders table, on the writer's
+    /// queue, in commit order, with what the commit changed.
+    public func onCommit(_ listener: @escaping @Sendable (CommitStamp, CommitChanges) -> Void) {
         listeners.withLock { $0.append(listener) }
     }
 

@@ -26,7 +26,7 @@ public struct LiveQueryServer: Sendable {
         self.store = store
         hub = QueryHub(store: store)
         self.testHooks = testHooks
-        store.onCommit { [hub] _ in hub.commitHappened() }
+        store.onCommit { [hub] _, changes in hub.commitHappened(changes) }
     }
 
     /// The application listening on `host:port` (port 0: any free port; see `onServerRunning`).

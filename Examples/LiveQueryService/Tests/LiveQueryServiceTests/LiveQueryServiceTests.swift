@@ -131,6 +131,13 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         // One read and diff per refresh, whatever the number of clients (commits coalesce).
         let shared = try #require(await service.server.hub.query(openByRecency))
         #expect(await shared.refreshCount <= 201)
+        // Commits that cannot change the query's rows are skipped: amounts of orders that are
+        // not open change no row of the open orders by recency.
+        let skippedBefore = shared.skippedCommits
+        let paid = try await service.store.pool.read { try Int64.fetchAll($0, sql: "SELECT id FROM orders WHERE status = 'paid' LIMIT 5") }
+        for id in paid { _ = try service.store.update(id: id, customer: nil, status: nil, amount: 7) }
+        #expect(await eventually { shared.skippedCommits >= skippedBefore + paid.count })
+        #expect(await eventually { clients.allSatisfy { $0.rows == expected } })
         // The last client to leave ends the observation.
         for client in clients + [other] { await client.disconnect() }
         #expect(await eventually { await service.server.hub.activeQueryCount == 0 })
@@ -216,5 +223,57 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         #expect(expected.first?.customer == "while away")
         await after.disconnect()
         await second.stop()
+    }
+}
+
+/// The window test that lets a query skip a commit: whenever it skips one, the query's rows
+/// after the commit are the rows before it (checked against the query run on a model table).
+@Suite struct ResultWindowTests {
+    @Test func skippedCommitsNeverChangeTheRows() {
+        var generator = SystemRandomNumberGenerator()
+        var skipped = 0, admitted = 0
+        for round in 0..<2_000 {
+            var table = (1...60).map { id in
+                Order(id: Int64(id), customer: "c\(id % 3)", status: Order.statuses[Int.random(in: 0..<4, using: &generator)],
+                      amount: Int64.random(in: 1...50, using: &generator), updated_at: Int64.random(in: 1...50, using: &generator))
+            }
+            let spec = QuerySpec(status: round % 5 == 0 ? nil : Order.statuses[round % 4], customer: round % 7 == 0 ? "c1" : nil,
+                                 minAmount: round % 3 == 0 ? 20 : nil, orderBy: ["amount", "id", "updated_at"][round % 3],
+                                 descending: round % 2 == 0, limit: [3, 10, 100][round % 3])
+            func run(_ rows: [Order]) -> [Order] { Array(rows.filter(spec.matches).sorted(by: spec.precedes).prefix(spec.limit)) }
+            let before = run(table)
+            var window = ResultWindow(readPending: false, ids: Set(before.map(\.id)), last: before.last, count: before.count)
+            var ids = Set<Int64>()
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let index = Int.random(in: 0..<table.count, using: &generator)
+                ids.insert(table[index].id)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: table.remove(at: index)
+                case 1:
+                    let id = Int64(1_000 + round)
+                    table.append(Order(id: id, customer: "c1", status: "open", amount: Int64.random(in: 1...50, using: &generator), updated_at: 60))
+                    ids.insert(id)
+                default:
+                    table[index].status = Order.statuses[Int.random(in: 0..<4, using: &generator)]
+                    table[index].amount = Int64.random(in: 1...50, using: &generator)
+                }
+            }
+            let changes = CommitChanges(ids: ids, rows: table.filter { ids.contains($0.id) })
+            if window.admits(changes, spec) {
+                admitted += 1
+                #expect(window.readPending)
+            } else {
+                skipped += 1
+                #expect(run(table) == before, "skipped a commit that changed \(spec)")
+            }
+            // A pending read admits everything; unknown rows are admitted.
+            var pending = ResultWindow()
+            let pendingAdmits = pending.admits(changes, spec)
+            #expect(pendingAdmits)
+            var unknown = ResultWindow(readPending: false, ids: [], last: nil, count: spec.limit)
+            let unknownAdmits = unknown.admits(CommitChanges(ids: [1], rows: nil), spec)
+            #expect(unknownAdmits)
+        }
+        #expect(skipped > 100 && admitted > 100, "\(skipped) skipped, \(admitted) admitted")
     }
 }
