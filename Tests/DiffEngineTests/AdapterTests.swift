@@ -231,9 +231,9 @@ struct CommonFields: Equatable, CustomStringConvertible {
         return CommonFields(
             id: pick(ids), name: pick(["", "a", "a long string that lives on the heap, not inline"]),
             price: pick([0.0, -0.0, 1.5, .nan, .infinity]), ratio: pick([0, -0.0, .nan, 2]), flag: pick([true, false]),
-            small: pick([0, -1, 7]), tiny: pick([0, 1]), when: Date(timeIntervalSinceReferenceDate: pick([0, -0.0, 86_400])),
+            small: pick([0, -1, 7]), tiny: pick([0, 1]), when: Date(timeIntervalSinceReferenceDate: pick([0, -0.0, 86_400, .nan])),
             note: pick([nil, "", "x"]), maybeCount: pick([nil, 0, 1]), maybePrice: pick([nil, 0.0, -0.0, .nan]),
-            maybeWhen: pick([nil, Date(timeIntervalSinceReferenceDate: 0)]), maybeFlag: pick([nil, false, true]),
+            maybeWhen: pick([nil, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: .nan)]), maybeFlag: pick([nil, false, true]),
             maybeID: pick([nil, ids[0], ids[1]]))
     }
 

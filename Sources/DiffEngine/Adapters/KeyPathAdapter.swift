@@ -284,6 +284,23 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
 }
 
 extension KeyPathAdapter: _RawPrefixComparing {
+    /// `_markChangedContents` for stored fields of common types, the fields bound once.
+    @usableFromInline
+    static func markChangedFields(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int, size: Int,
+                                  pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
+                                  content: _StoredFields) -> Bool {
+        var any = false
+        for newIndex in pairing.indices {
+            let oldIndex = pairing[newIndex]
+            guard oldIndex != _unpaired else { continue }
+            if !content.equal(old + Int(oldIndex) * stride, new + newIndex * stride, rowSize: size) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+        }
+        return any
+    }
+
     /// The common prefix of rows whose identity and content are stored fields of common types.
     @usableFromInline
     static func storedPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int, size: Int,
@@ -305,7 +322,11 @@ extension KeyPathAdapter: _RawPrefixComparing {
     @usableFromInline
     func _markChangedContents(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
                               pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool? {
-        guard let contentOffsets = contentIntegerOffsets else { return nil }
+        guard let contentOffsets = contentIntegerOffsets else {
+            guard let contentFields else { return nil }
+            return Self.markChangedFields(old, new, stride: stride, size: MemoryLayout<Row>.size, pairing: pairing,
+                                          bits: bits, content: contentFields)
+        }
         var any = false
         if contentOffsets.count == 1 {
             let offset = contentOffsets[0]

@@ -100,6 +100,14 @@ internal struct _StoredFields {
     @usableFromInline let third: _StoredField
     @usableFromInline let fourth: _StoredField
 
+    /// The offsets of the 8-byte floating-point values among the fields (`Double`, `Date`,
+    /// and the payloads of their optionals), up to four, and of the `Float`s: the only
+    /// fields whose equal bits can be unequal values (NaN).
+    @usableFromInline let doubleOffsets: (Int, Int, Int, Int)
+    @usableFromInline let doubleCount: Int
+    @usableFromInline let floatOffsets: (Int, Int, Int, Int)
+    @usableFromInline let floatCount: Int
+
     /// Nil for none or more than four.
     @inlinable
     init?(_ fields: [_StoredField]) {
@@ -109,6 +117,16 @@ internal struct _StoredFields {
         second = fields.count > 1 ? fields[1] : first
         third = fields.count > 2 ? fields[2] : first
         fourth = fields.count > 3 ? fields[3] : first
+        let doubles = fields.filter { [.double, .date, .optionalDouble, .optionalDate].contains($0.kind) }.map(\.offset)
+        let floats = fields.filter { $0.kind == .float }.map(\.offset)
+        func four(_ offsets: [Int]) -> (Int, Int, Int, Int) {
+            let padded = offsets + Array(repeating: offsets.first ?? 0, count: 4 - offsets.count)
+            return (padded[0], padded[1], padded[2], padded[3])
+        }
+        doubleOffsets = four(doubles)
+        doubleCount = doubles.count
+        floatOffsets = four(floats)
+        floatCount = floats.count
     }
 
     /// Whether every field is equal in the rows at `lhs` and `rhs`, `size` bytes each:
@@ -120,10 +138,23 @@ internal struct _StoredFields {
         return equal(lhs, rhs)
     }
 
+    /// Whether a floating-point field may hold a NaN, read from its bits with no dispatch on
+    /// kinds (an optional's payload is read whether or not it is there: a `nil` whose bits
+    /// look like a NaN only sends the rows to the field-by-field comparison).
     @inlinable
     func holdsNaN(_ row: UnsafeRawPointer) -> Bool {
-        first.holdsNaN(row) || (count > 1 && second.holdsNaN(row)) || (count > 2 && third.holdsNaN(row))
-            || (count > 3 && fourth.holdsNaN(row))
+        @inline(__always) func isNaN(_ bits: UInt64) -> Bool { bits & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 }
+        @inline(__always) func isNaN(_ bits: UInt32) -> Bool { bits & 0x7fff_ffff > 0x7f80_0000 }
+        var nan = false
+        if doubleCount > 0 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: doubleOffsets.0, as: UInt64.self)) }
+        if doubleCount > 1 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: doubleOffsets.1, as: UInt64.self)) }
+        if doubleCount > 2 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: doubleOffsets.2, as: UInt64.self)) }
+        if doubleCount > 3 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: doubleOffsets.3, as: UInt64.self)) }
+        if floatCount > 0 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.0, as: UInt32.self)) }
+        if floatCount > 1 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.1, as: UInt32.self)) }
+        if floatCount > 2 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.2, as: UInt32.self)) }
+        if floatCount > 3 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.3, as: UInt32.self)) }
+        return nan
     }
 
     /// Whether every field is equal in the rows at `lhs` and `rhs`.
