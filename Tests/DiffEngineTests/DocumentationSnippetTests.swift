@@ -189,7 +189,7 @@ struct Car: Identifiable, Equatable, Sendable {
         let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Car>())
         let first = differ.diff(snapshot1)     // first.isInitial: every row inserted
         let next = differ.diff(snapshot2)      // next.changeset, next.deletedIdentities
-        // 16 bytes a row instead, for adapters whose content hash covers every compared field:
+        // No rows kept, 16 bytes a row (plus the carried key set), for adapters whose content hash covers every compared field:
         let lean = Differ(keepingOnlyHashesOf: KeyPathAdapter(identity: \Car.id, content: \.mileage))
         // end snippet
         #expect(first.isInitial && !next.isInitial && next.deletedIdentities == [1])
