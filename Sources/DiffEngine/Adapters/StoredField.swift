@@ -117,16 +117,28 @@ internal struct _StoredFields {
         second = fields.count > 1 ? fields[1] : first
         third = fields.count > 2 ? fields[2] : first
         fourth = fields.count > 3 ? fields[3] : first
-        let doubles = fields.filter { [.double, .date, .optionalDouble, .optionalDate].contains($0.kind) }.map(\.offset)
-        let floats = fields.filter { $0.kind == .float }.map(\.offset)
-        func four(_ offsets: [Int]) -> (Int, Int, Int, Int) {
-            let padded = offsets + Array(repeating: offsets.first ?? 0, count: 4 - offsets.count)
-            return (padded[0], padded[1], padded[2], padded[3])
+        // Filled in place, with no array: an adapter is made for every `diff(_:_:identity:content:)`.
+        var doubles = (0, 0, 0, 0), doubleCount = 0, floats = (0, 0, 0, 0), floatCount = 0
+        func append(_ offset: Int, to offsets: inout (Int, Int, Int, Int), count: inout Int) {
+            switch count {
+            case 0: offsets = (offset, offset, offset, offset)
+            case 1: offsets.1 = offset
+            case 2: offsets.2 = offset
+            default: offsets.3 = offset
+            }
+            count += 1
         }
-        doubleOffsets = four(doubles)
-        doubleCount = doubles.count
-        floatOffsets = four(floats)
-        floatCount = floats.count
+        for field in fields {
+            switch field.kind {
+            case .double, .date, .optionalDouble, .optionalDate: append(field.offset, to: &doubles, count: &doubleCount)
+            case .float: append(field.offset, to: &floats, count: &floatCount)
+            default: break
+            }
+        }
+        doubleOffsets = doubles
+        self.doubleCount = doubleCount
+        floatOffsets = floats
+        self.floatCount = floatCount
     }
 
     /// Whether every field is equal in the rows at `lhs` and `rhs`, `size` bytes each:
