@@ -27,6 +27,22 @@ static void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
     }
 }
 
+/* The first index in [low, end) whose value exceeds `value`, in increasing `values` whose
+ * index end - 1 is known to (it is never read, so it may lie past the array). Branch-free:
+ * which way a search goes is a coin toss the branch predictor would lose. */
+static inline size_t dc_first_above(const uint32_t *values, size_t low, size_t end, uint32_t value) {
+    size_t span = end - low;
+    while (span > 1) {
+        size_t half = span / 2;
+        // Both places the next step may look: their loads overlap this one's.
+        __builtin_prefetch(&values[low + half / 2]);
+        __builtin_prefetch(&values[low + half + half / 2]);
+        low = dc_unpredictable(values[low + half - 1] <= value) ? low + half : low;
+        span -= half;
+    }
+    return low;
+}
+
 /* A run: paired rows that are consecutive in old order and whose new indexes are
  * consecutive integers. Patience sorting places a run's rows on consecutive piles (the
  * first on pile `pile`), so the whole pass works a run at a time. */
@@ -60,11 +76,12 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     }
     if (increasing) return;
 
-    // The table region is free after matching and holds at least 16 * m bytes (its
-    // capacity is at least 2 * m slots of 8 bytes): at most m runs of 12 bytes, then at
-    // most m pile tops of 4.
+    // The table region is free after matching and is sized for this (workspace.c): at most
+    // m runs of 12 bytes, at most m pile tops of 4, and their fences.
     dc_run_t *runs = (dc_run_t *)dc_table(ws);
     uint32_t *pile_top_value = (uint32_t *)(runs + m); /* the new index on top of each pile */
+    uint32_t *fence = pile_top_value + m;              /* [b]: pile_top_value[b * spacing] */
+    uint32_t *outer_fence = fence + dc_fence_count(m); /* [c]: fence[c * spacing] */
     size_t run_count = 0, piles = 0;
     size_t i = prefix;
     for (;;) {
@@ -105,20 +122,31 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
         } else if (piles == 1 || first_value > pile_top_value[piles - 2]) {
             pile = piles - 1; /* the usual case right after one row out of place */
         } else {
-            // Among piles 0 ..< piles - 1 (the last of them is known to qualify), branch-free:
-            // which way a search goes is a coin toss the branch predictor would lose.
-            size_t low = 0, span = piles - 1;
-            while (span > 1) {
-                size_t half = span / 2;
-                // Both places the next step may look: their loads overlap this one's.
-                __builtin_prefetch(&pile_top_value[low + half / 2]);
-                __builtin_prefetch(&pile_top_value[low + half + half / 2]);
-                low = dc_unpredictable(pile_top_value[low + half - 1] <= first_value) ? low + half : low;
-                span -= half;
+            // Among piles 0 ..< piles - 1 (the last of them is known to qualify): the outer
+            // fences, which stay in cache, then one cache line of fences, then one of piles.
+            // At each level the first entry above first_value lies between two entries of
+            // the level above (or past the last, where pile piles - 2 qualifies).
+            const size_t fences = (piles - 2) / DC_FENCE_SPACING + 1; /* those below piles - 1 */
+            const size_t outer_fences = (fences - 1) / DC_FENCE_SPACING + 1;
+            const size_t outer_above = dc_first_above(outer_fence, 0, outer_fences + 1, first_value);
+            if (outer_above == 0) {
+                pile = 0;
+            } else {
+                const size_t last_fence = outer_above < outer_fences ? outer_above * DC_FENCE_SPACING : fences;
+                const size_t above = dc_first_above(fence, (outer_above - 1) * DC_FENCE_SPACING + 1, last_fence + 1,
+                                                    first_value);
+                const size_t last_pile = above < fences ? above * DC_FENCE_SPACING : piles - 2;
+                pile = dc_first_above(pile_top_value, (above - 1) * DC_FENCE_SPACING + 1, last_pile + 1, first_value);
             }
-            pile = low;
         }
         for (uint32_t offset = 0; offset < length; offset++) pile_top_value[pile + offset] = first_value + offset;
+        const size_t outer_spacing = DC_FENCE_SPACING * DC_FENCE_SPACING;
+        for (size_t fenced = (pile + DC_FENCE_SPACING - 1) / DC_FENCE_SPACING; fenced * DC_FENCE_SPACING < pile + length; fenced++) {
+            fence[fenced] = first_value + (uint32_t)(fenced * DC_FENCE_SPACING - pile);
+        }
+        for (size_t fenced = (pile + outer_spacing - 1) / outer_spacing; fenced * outer_spacing < pile + length; fenced++) {
+            outer_fence[fenced] = first_value + (uint32_t)(fenced * outer_spacing - pile);
+        }
         if (pile + length > piles) piles = pile + length;
         runs[run_count++] = (dc_run_t){ first_value, length, (uint32_t)pile };
     }

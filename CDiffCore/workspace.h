@@ -29,6 +29,15 @@ typedef struct dc_workspace {
 
 _Static_assert(sizeof(dc_workspace_t) % 8 == 0, "regions after the header stay 8-byte aligned");
 
+/* The moves pass keeps every DC_FENCE_SPACING-th pile top in an array of fences as well,
+ * and every DC_FENCE_SPACING-th fence in an array of outer fences (a 256th of the piles'
+ * bytes, which stays in cache where the piles of millions of rows do not): a search reads
+ * the outer fences, then one cache line of fences and one of piles. */
+#define DC_FENCE_SPACING 16
+
+/* Fences of either level for up to `count` entries below them. */
+static inline size_t dc_fence_count(size_t count) { return count / DC_FENCE_SPACING + 1; }
+
 static inline size_t dc_bitmap_words(size_t bits) { return (bits + 63) / 64; }
 
 static inline uint8_t *dc_region(void *workspace, size_t offset) { return (uint8_t *)workspace + offset; }

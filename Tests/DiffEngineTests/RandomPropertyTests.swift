@@ -1,3 +1,4 @@
+import CDiffCore
 import DiffEngine
 @_spi(Testing) import DiffEngine
 import DiffEngineTestSupport
@@ -130,6 +131,50 @@ import Testing
             #expect(moves == expected, "case \(caseNumber)\nold \(old)\nnew \(new)")
             if moves != expected { return }
         }
+    }
+
+    /// The same rule at sizes where the moves pass searches its piles through fences (one
+    /// for every 16 piles and one for every 256): many rows moved one by one to random
+    /// places, besides block moves, deletions and insertions. The expected moves come from
+    /// the core's separate LIS (`dc_longest_increasing`, the same tie rule row for row).
+    @Test func minimalMovesFollowTheTieRuleAtScale() throws {
+        var generator = SeededGenerator(seed: 0x71E_0002)
+        for count in [1_000, 5_000, 20_000, 70_000] {
+            let old = (0..<count).map { TestRow(id: $0, content: 0) }
+            var new = old
+            for _ in 0..<count / 8 {
+                let row = new.remove(at: Int.random(in: 0..<new.count, using: &generator))
+                new.insert(row, at: Int.random(in: 0...new.count, using: &generator))
+            }
+            for _ in 0..<count / 50 {
+                let start = Int.random(in: 0..<new.count, using: &generator)
+                let block = Array(new[start..<Swift.min(new.count, start + Int.random(in: 1...60, using: &generator))])
+                new.removeSubrange(start..<start + block.count)
+                new.insert(contentsOf: block, at: Int.random(in: 0...new.count, using: &generator))
+            }
+            for _ in 0..<count / 20 { new.remove(at: Int.random(in: 0..<new.count, using: &generator)) }
+            for extra in 0..<count / 20 {
+                new.insert(TestRow(id: count + extra, content: 0), at: Int.random(in: 0...new.count, using: &generator))
+            }
+            let newIndex = Dictionary(uniqueKeysWithValues: new.enumerated().map { ($1.id, $0) })
+            let pairs = old.indices.compactMap { oldIndex in newIndex[old[oldIndex].id].map { IndexPair(old: oldIndex, new: $0) } }
+            let keeps = Self.longestIncreasing(pairs.map { UInt32($0.new) })
+            let expected = pairs.indices.filter { !keeps[$0] }.map { pairs[$0] }.sorted { $0.new < $1.new }
+            let moves = try diff(old, new).moves
+            #expect(moves.count == expected.count && moves == expected, "\(count) rows")
+        }
+    }
+
+    /// Which of `values` lie on the core's longest increasing subsequence.
+    static func longestIncreasing(_ values: [UInt32]) -> [Bool] {
+        let size = dc_lis_workspace_size(values.count)
+        let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { workspace.deallocate() }
+        var keeps = [UInt8](repeating: 0, count: values.count)
+        var kept = 0
+        let status = dc_longest_increasing(values, values.count, workspace, size, &keeps, &kept)
+        precondition(status == DC_OK, "dc_longest_increasing: \(status)")
+        return keeps.map { $0 != 0 }
     }
 
     /// Rows cut into blocks, a few blocks moved elsewhere, a few rows deleted and inserted.
