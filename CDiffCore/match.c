@@ -129,9 +129,38 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
     const uint64_t key_mask = mt->new_view.mask;
     size_t guess = prefix;
     size_t given_up = 0;
+    const bool verified = mt->verifier.equal != NULL;
+    enum { block = 16 };
+    size_t rows_before_block = 0;
     for (size_t j = prefix; j < n; j++) {
+        if (old_rest == 0) {
+            new_to_old[j] = DC_UNPAIRED;
+            continue;
+        }
+        // A block at a time while whole blocks continue the sequence (branch-free,
+        // vectorized): the same pairs the row-by-row test below would make, one by one.
+        // After a block that does not, a block's worth of rows go row by row first.
+        while (!verified && given_up == 0 && rows_before_block == 0 && n - j >= block && m - guess >= block) {
+            uint64_t differ = 0;
+            uint32_t shared = 0;
+            for (size_t k = 0; k < block; k++) {
+                differ |= old_keys[guess + k] ^ new_keys[j + k];
+                shared |= chain[guess + k] ^ DC_UNIQUE;
+            }
+            if ((differ & key_mask) != 0 || shared != 0) {
+                rows_before_block = block;
+                break;
+            }
+            for (size_t k = 0; k < block; k++) {
+                new_to_old[j + k] = (uint32_t)(guess + k);
+                chain[guess + k] = DC_PAIRED | (uint32_t)(j + k);
+            }
+            guess += block;
+            j += block;
+        }
+        if (j == n) break;
+        if (rows_before_block) rows_before_block--;
         new_to_old[j] = DC_UNPAIRED;
-        if (old_rest == 0) continue;
         const uint64_t key = new_keys[j] & key_mask;
         size_t partner = SIZE_MAX;
         if (guess < m && chain[guess] == DC_UNIQUE && (old_keys[guess] & key_mask) == key
