@@ -52,6 +52,13 @@ static bool dc_set_contains(const dc_key_set_t *set, uint64_t key) {
     }
 }
 
+/* How many lookups ahead a batch of them prefetches its slots. */
+#define DC_SET_PREFETCH_DISTANCE 16
+
+static inline void dc_set_prefetch(const dc_key_set_t *set, uint64_t key) {
+    __builtin_prefetch(&dc_set_slots_const(set)[dc_set_home(set, key)]);
+}
+
 /* Adds `key`; false when it was there already. The caller keeps the set below its limit. */
 static bool dc_set_insert(dc_key_set_t *set, uint64_t key) {
     if (key == 0) {
@@ -178,8 +185,8 @@ static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) {
 }
 
 /* step 1: the common prefix, then each new row in order against the old rows where the
- * sequence is expected to continue. A row found nowhere near whose key is not in the set
- * is an insertion; one whose key is there waits for step 2. After several in a row, one
+ * sequence is expected to continue. A row found nowhere near waits for step 2, which
+ * tells insertions (keys not in the set) from moved rows. After several in a row, one
  * scan further ahead picks the sequence up where it went (past a run of deleted rows);
  * a row found there pairs, and the walk follows only if the next rows continue from it. */
 static void dc_walk(dc_walker_t *w) {
@@ -243,7 +250,7 @@ static void dc_walk(dc_walker_t *w) {
             scan_length = DC_CARRIED_SCAN;
             continue;
         }
-        if (look == DC_LOOK_ABSENT || !dc_set_contains(w->set, key)) continue; /* an insertion */
+        if (look == DC_LOOK_ABSENT) continue; /* an insertion */
         if (++off_sequence == next_scan) {
             const size_t scan_end = m - window_end > scan_length ? window_end + scan_length : m;
             for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
@@ -271,16 +278,47 @@ static void dc_walk(dc_walker_t *w) {
  * walk paired needs the occurrence rule across the whole input: false, and dc_match() decides. */
 static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     *complete = true;
+    // First the insertions go: rows whose key is in no old row, as the set tells. Each
+    // lookup is a likely cache miss, so the set's slots are prefetched a few rows ahead
+    // (the walk asked row by row and waited for every one).
+    size_t remaining = 0;
+    {
+        dc_bit_cursor_t rows = dc_bit_cursor(w->deferred, w->n), ahead = rows;
+        size_t prefetched = 0;
+        for (size_t j = dc_bit_next(&rows); j != SIZE_MAX; j = dc_bit_next(&rows)) {
+            for (; prefetched < DC_SET_PREFETCH_DISTANCE; prefetched++) {
+                size_t later = dc_bit_next(&ahead);
+                if (later == SIZE_MAX) break;
+                dc_set_prefetch(w->set, w->new_keys[later] & w->mask);
+            }
+            if (prefetched > 0) prefetched--;
+            if (dc_set_contains(w->set, w->new_keys[j] & w->mask)) {
+                remaining++;
+            } else {
+                dc_bit_clear(w->deferred, j);
+            }
+        }
+    }
     dc_bit_cursor_t rows = dc_bit_cursor(w->deferred, w->n);
     size_t first = dc_bit_next(&rows);
-    if (first == SIZE_MAX) return DC_OK;
+    if (remaining == 0) return DC_OK;
     const size_t capacity = dc_table_capacity(w->m - w->paired);
     const unsigned shift = dc_table_shift(capacity);
     uint64_t *table = dc_table(w->ws);
     memset(table, 0, capacity * 8);
     const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD }, new_view = { w->new_keys, w->mask, DC_SIDE_NEW };
     dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
+    enum { block = 16 };
     for (size_t i = 0; i < w->m; i++) {
+        // Most old rows are paired: blocks without an unpaired one are skipped with a
+        // branch-free test the compiler vectorizes.
+        while (i % block == 0 && i + block <= w->m) {
+            uint32_t any = 0;
+            for (size_t k = 0; k < block; k++) any |= w->old_to_new[i + k] == DC_UNPAIRED;
+            if (any) break;
+            i += block;
+        }
+        if (i == w->m) break;
         if (w->old_to_new[i] != DC_UNPAIRED) continue;
         bool found;
         const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
