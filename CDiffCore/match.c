@@ -131,7 +131,7 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
     size_t given_up = 0;
     const bool verified = mt->verifier.equal != NULL;
     enum { block = 16 };
-    size_t rows_before_block = 0;
+    size_t rows_before_block = 0, block_wait = block;
     for (size_t j = prefix; j < n; j++) {
         if (old_rest == 0) {
             new_to_old[j] = DC_UNPAIRED;
@@ -139,7 +139,8 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
         }
         // A block at a time while whole blocks continue the sequence (branch-free,
         // vectorized): the same pairs the row-by-row test below would make, one by one.
-        // After a block that does not, a block's worth of rows go row by row first.
+        // After a block that does not, rows go row by row for a while first, twice as
+        // long after each such block in a row (short runs never pay for block tests).
         while (!verified && given_up == 0 && rows_before_block == 0 && n - j >= block && m - guess >= block) {
             uint64_t differ = 0;
             uint32_t shared = 0;
@@ -148,9 +149,11 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
                 shared |= chain[guess + k] ^ DC_UNIQUE;
             }
             if ((differ & key_mask) != 0 || shared != 0) {
-                rows_before_block = block;
+                rows_before_block = block_wait;
+                if (block_wait < 64 * block) block_wait *= 2;
                 break;
             }
+            block_wait = block;
             for (size_t k = 0; k < block; k++) {
                 new_to_old[j + k] = (uint32_t)(guess + k);
                 chain[guess + k] = DC_PAIRED | (uint32_t)(j + k);
