@@ -65,17 +65,6 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     const uint32_t *old_to_new = dc_old_to_new(ws);
     uint64_t *moved = dc_moved(ws);
 
-    // Fast path: already increasing (no moves at all).
-    uint32_t last = prefix ? (uint32_t)(prefix - 1) : DC_NO_ROW;
-    bool increasing = true;
-    for (size_t i = prefix; i < m && increasing; i++) {
-        uint32_t j = old_to_new[i];
-        if (j == DC_UNPAIRED) continue;
-        increasing = last == DC_NO_ROW || j > last;
-        last = j;
-    }
-    if (increasing) return;
-
     // The table region is free after matching and is sized for this (workspace.c): at most
     // m runs of 12 bytes, at most m pile tops of 4, and their fences.
     dc_run_t *runs = (dc_run_t *)dc_table(ws);
