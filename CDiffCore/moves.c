@@ -80,21 +80,25 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
         uint32_t length = 1;
         i++;
         // Rows continuing the run are tested a block at a time, branch-free (vectorized),
-        // after a block's worth row by row (short runs never pay for a block test) and
-        // again after each block with a break in it.
+        // after a block's worth row by row (short runs never pay for a block test). A
+        // block with a break in it continues the run up to the break; the row there goes
+        // row by row (a deleted row, skipped, or the run's end), and blocks resume.
         enum { block = 16 };
         size_t row_by_row = block;
         while (i < m) {
             if (row_by_row == 0 && i + block <= m) {
                 const uint32_t next = first_value + length;
                 uint32_t breaks = 0;
-                for (uint32_t k = 0; k < block; k++) breaks |= old_to_new[i + k] != next + k;
+                for (uint32_t k = 0; k < block; k++) breaks |= (uint32_t)(old_to_new[i + k] != next + k) << k;
                 if (!breaks) {
                     length += block;
                     i += block;
                     continue;
                 }
-                row_by_row = block;
+                const uint32_t continuing = (uint32_t)__builtin_ctz(breaks);
+                length += continuing;
+                i += continuing;
+                row_by_row = 1;
             }
             if (row_by_row) row_by_row--;
             // Unpaired (deleted) rows are skipped without a branch of their own: they come
