@@ -146,13 +146,17 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
 
     @Test func badQueriesAndWritesGetJSONErrorsAndChangeNothing() async throws {
         let service = try await RunningService(seed: 20)
-        let bad = MirrorClient(port: service.port, query: "status=lost")
-        #expect(await eventually { bad.isClosed })
-        #expect(bad.received == ["{\"error\":\"status must be one of open, paid, shipped, cancelled\"}"])
+        // A bad query is upgraded, gets one error message and a normal close, and the server
+        // ends the connection itself.
+        let bad = await readUntilServerCloses(port: service.port, target: "/live?status=lost")
+        #expect(bad.status == 101)
+        #expect(bad.texts == ["{\"error\":\"status must be one of open, paid, shipped, cancelled\"}"])
+        #expect(bad.closeCode == 1000)
+        #expect(bad.closedByServer)
         for query in ["limit=5000", "orderBy=name", "descending=maybe", "limit=ten"] {
-            let client = MirrorClient(port: service.port, query: query)
-            #expect(await eventually { client.isClosed })
-            #expect(client.received.first?.hasPrefix("{\"error\":") == true, "\(query)")
+            let client = await readUntilServerCloses(port: service.port, target: "/live?\(query)")
+            #expect(client.texts.count == 1 && client.texts[0].hasPrefix("{\"error\":"), "\(query)")
+            #expect(client.closeCode == 1000 && client.closedByServer, "\(query)")
         }
         let before = service.store.lastCommit.version
         let rowsBefore = try await service.store.pool.read { try Order.fetchAll($0) }
