@@ -215,15 +215,20 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
                 // Each identity hashed where it lies, not copied out of its row.
                 let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
                 for index in rows.indices {
-                    keys[index] = keyFunction(raw.advanced(by: index * stride + offset).assumingMemoryBound(to: ID.self).pointee)
+                    keys[index] = keyFunction(raw.advanced(by: index &* stride &+ offset).assumingMemoryBound(to: ID.self).pointee)
                 }
                 return
             }
             for index in rows.indices { keys[index] = identityKey(of: rows[index]) }
             return
         }
-        let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
-        for index in rows.indices { keys[index] = raw.load(fromByteOffset: index * stride + offset, as: UInt64.self) }
+        // A pointer stepped a stride at a time: no overflow check a row, so the loop vectorizes.
+        var field = UnsafeRawPointer(base) + offset
+        let stride = MemoryLayout<Row>.stride
+        for index in keys.indices {
+            keys[index] = field.load(as: UInt64.self)
+            field += stride
+        }
     }
 
     /// All-integer contents are read straight out of the rows' memory, a stride apart.
@@ -236,9 +241,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         }
         let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
         for index in rows.indices {
-            var folded = raw.load(fromByteOffset: index * stride + first, as: UInt64.self)
+            var folded = raw.load(fromByteOffset: index &* stride &+ first, as: UInt64.self)
             for offset in offsets.dropFirst() {
-                folded = combineStableHashes(folded, raw.load(fromByteOffset: index * stride + offset, as: UInt64.self))
+                folded = combineStableHashes(folded, raw.load(fromByteOffset: index &* stride &+ offset, as: UInt64.self))
             }
             hashes[index] = folded
         }
@@ -293,7 +298,7 @@ extension KeyPathAdapter: _RawPrefixComparing {
         for newIndex in pairing.indices {
             let oldIndex = pairing[newIndex]
             guard oldIndex != _unpaired else { continue }
-            if !content.equal(old + Int(oldIndex) * stride, new + newIndex * stride, rowSize: size) {
+            if !content.equal(old + Int(truncatingIfNeeded: oldIndex) &* stride, new + newIndex &* stride, rowSize: size) {
                 bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
                 any = true
             }
@@ -329,15 +334,19 @@ extension KeyPathAdapter: _RawPrefixComparing {
         }
         var any = false
         if contentOffsets.count == 1 {
-            let offset = contentOffsets[0]
+            // Wrapping arithmetic: indexes and strides of rows in memory cannot overflow, and
+            // a checked multiply a row costs as much as the comparison.
+            let oldField = old + contentOffsets[0]
+            var newField = new + contentOffsets[0]
             for newIndex in pairing.indices {
                 let oldIndex = pairing[newIndex]
-                guard oldIndex != _unpaired else { continue }
-                if (old + Int(oldIndex) * stride).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    != (new + newIndex * stride).loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                if oldIndex != _unpaired
+                    && oldField.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: oldIndex) &* stride, as: UInt64.self)
+                        != newField.loadUnaligned(as: UInt64.self) {
+                    bits[newIndex &>> 6] |= 1 &<< UInt64(truncatingIfNeeded: newIndex & 63)
                     any = true
                 }
+                newField += stride
             }
             return any
         }
@@ -345,7 +354,7 @@ extension KeyPathAdapter: _RawPrefixComparing {
             for newIndex in pairing.indices {
                 let oldIndex = pairing[newIndex]
                 guard oldIndex != _unpaired else { continue }
-                let left = old + Int(oldIndex) * stride, right = new + newIndex * stride
+                let left = old + Int(truncatingIfNeeded: oldIndex) &* stride, right = new + newIndex &* stride
                 for offset in offsets where left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                     != right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
                     bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
