@@ -160,7 +160,53 @@ typedef struct dc_walker {
     uint32_t *old_to_new, *new_to_old;
     uint64_t *deferred;  /* new rows whose identity is in an old row off the sequence */
     size_t paired;
+    /* Rows read in place (dc_match_carried_rows), else NULL: the new keys are read out of
+     * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
+     * contents are compared as rows pair, into `updated`. */
+    const dc_row_layout_t *layout;
+    uint64_t *keys_out;
+    size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
+    uint64_t *updated;
 } dc_walker_t;
+
+/* How many keys past the one it needs the walk reads out of the rows at a time: the rows it
+ * then pairs are still in cache when their contents are compared. */
+#define DC_KEYS_AHEAD 64
+
+static inline uint64_t dc_load_field(const unsigned char *field) {
+    uint64_t value;
+    memcpy(&value, field, sizeof value);
+    return value;
+}
+
+/* Writes new keys [from, to) out of the rows. */
+static void dc_read_row_keys(const dc_row_layout_t *layout, uint64_t *keys, size_t from, size_t to) {
+    const unsigned char *field = (const unsigned char *)layout->new_rows + from * layout->stride + layout->identity_offset;
+    for (size_t j = from; j < to; j++, field += layout->stride) keys[j] = dc_load_field(field);
+}
+
+/* Rows mode: makes new keys [0, upto) readable (and some after them). */
+static inline void dc_keys_ready(dc_walker_t *w, size_t upto) {
+    if (w->layout == NULL || upto <= w->keys_ready) return;
+    const size_t end = w->n - upto > DC_KEYS_AHEAD ? upto + DC_KEYS_AHEAD : w->n;
+    dc_read_row_keys(w->layout, w->keys_out, w->keys_ready, end);
+    w->keys_ready = end;
+}
+
+static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, size_t j) {
+    const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * layout->stride;
+    const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * layout->stride;
+    for (size_t c = 0; c < layout->content_count; c++) {
+        const size_t offset = layout->content_offsets[c];
+        if (dc_load_field(old_row + offset) != dc_load_field(new_row + offset)) return true;
+    }
+    return false;
+}
+
+/* Rows mode: marks new row j updated when its contents differ from old row i's. */
+static inline void dc_compare_pair(dc_walker_t *w, size_t i, size_t j) {
+    if (w->layout != NULL && dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
+}
 
 /* What looking at old row i for new row j found. */
 typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
@@ -178,23 +224,39 @@ static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key
     return DC_LOOK_PARTNER;
 }
 
-static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) {
+/* `rows`: whether the walk reads rows (w->layout), a constant in each copy of the walk. */
+static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows) {
     w->new_to_old[j] = (uint32_t)i;
     w->old_to_new[i] = (uint32_t)j;
     w->paired++;
+    if (rows) dc_compare_pair(w, i, j);
 }
+
+static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
+
+/* The walk is compiled twice, for keys and for rows, so the keys' walk tests nothing it
+ * does not need. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define DC_ALWAYS_INLINE inline
+#endif
 
 /* step 1: the common prefix, then each new row in order against the old rows where the
  * sequence is expected to continue. A row found nowhere near waits for step 2, which
  * tells insertions (keys not in the set) from moved rows. After several in a row, one
  * scan further ahead picks the sequence up where it went (past a run of deleted rows);
  * a row found there pairs, and the walk follows only if the next rows continue from it. */
-static void dc_walk(dc_walker_t *w) {
+static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     const size_t m = w->m, n = w->n;
     size_t j = 0;
-    while (j < m && j < n && (w->old_keys[j] & w->mask) == (w->new_keys[j] & w->mask)
-           && (w->verifier.equal == NULL || w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
-        dc_walk_pair(w, j, j);
+    while (j < m && j < n) {
+        if (rows) dc_keys_ready(w, j + 1);
+        if ((w->old_keys[j] & w->mask) != (w->new_keys[j] & w->mask)
+            || (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
+            break;
+        }
+        dc_walk_pair_as(w, j, j, rows);
         j++;
     }
     w->ws->prefix_length = j;
@@ -211,6 +273,7 @@ static void dc_walk(dc_walker_t *w) {
             /* A block at a time while whole blocks agree (branch-free, vectorized). */
             enum { block = 16 };
             while (run_end - j >= block) {
+                if (rows) dc_keys_ready(w, j + block);
                 uint64_t differ = 0;
                 for (size_t k = 0; k < block; k++) differ |= old_keys[i + k] ^ new_keys[j + k];
                 if ((differ & mask) != 0) break;
@@ -218,12 +281,30 @@ static void dc_walk(dc_walker_t *w) {
                     w->new_to_old[j + k] = (uint32_t)(i + k);
                     w->old_to_new[i + k] = (uint32_t)(j + k);
                 }
+                if (rows) {
+                    const dc_row_layout_t *layout = w->layout;
+                    uint32_t changed = 0;
+                    if (layout->content_count == 1) {
+                        const size_t stride = layout->stride, offset = layout->content_offsets[0];
+                        const unsigned char *old_field = (const unsigned char *)layout->old_rows + i * stride + offset;
+                        const unsigned char *new_field = (const unsigned char *)layout->new_rows + j * stride + offset;
+                        for (uint32_t k = 0; k < block; k++) {
+                            changed |= (uint32_t)(dc_load_field(old_field + k * stride) != dc_load_field(new_field + k * stride)) << k;
+                        }
+                    } else {
+                        for (uint32_t k = 0; k < block; k++) changed |= (uint32_t)dc_contents_differ(layout, i + k, j + k) << k;
+                    }
+                    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + (size_t)__builtin_ctz(changed));
+                }
                 i += block;
                 j += block;
             }
-            while (j < run_end && (old_keys[i] & mask) == (new_keys[j] & mask)) {
+            while (j < run_end) {
+                if (rows) dc_keys_ready(w, j + 1);
+                if ((old_keys[i] & mask) != (new_keys[j] & mask)) break;
                 w->new_to_old[j] = (uint32_t)i;
                 w->old_to_new[i] = (uint32_t)j;
+                if (rows) dc_compare_pair(w, i, j);
                 i++;
                 j++;
             }
@@ -236,6 +317,7 @@ static void dc_walk(dc_walker_t *w) {
             }
             if (j == n) break;
         }
+        if (rows) dc_keys_ready(w, j + 1);
         const uint64_t key = new_keys[j] & mask;
         w->new_to_old[j] = DC_UNPAIRED;
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
@@ -243,7 +325,7 @@ static void dc_walk(dc_walker_t *w) {
         size_t i = guess;
         for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
         if (look == DC_LOOK_PARTNER) {
-            dc_walk_pair(w, i - 1, j);
+            dc_walk_pair_as(w, i - 1, j, rows);
             guess = i;
             off_sequence = 0;
             next_scan = DC_CARRIED_RESYNC_AFTER;
@@ -258,8 +340,9 @@ static void dc_walk(dc_walker_t *w) {
             scan_length *= 2;
             if (look == DC_LOOK_ABSENT) continue;
             if (look == DC_LOOK_PARTNER) {
-                dc_walk_pair(w, i - 1, j);
+                dc_walk_pair_as(w, i - 1, j, rows);
                 if (i > taken_ahead) taken_ahead = i;
+                if (rows && j + 1 < n) dc_keys_ready(w, j + 2);
                 if (j + 1 < n && i < m && (w->old_keys[i] & w->mask) == (w->new_keys[j + 1] & w->mask)) {
                     guess = i;
                     off_sequence = 0;
@@ -270,6 +353,14 @@ static void dc_walk(dc_walker_t *w) {
             }
         }
         dc_bit_set(w->deferred, j);
+    }
+}
+
+static void dc_walk(dc_walker_t *w) {
+    if (w->layout != NULL) {
+        dc_walk_as(w, true);
+    } else {
+        dc_walk_as(w, false);
     }
 }
 
@@ -340,12 +431,13 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     return DC_OK;
 }
 
-dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
-                             uint32_t key_bits, const void *set, bool *matched) {
-    if (input == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+/* dc_match_carried(), and with `layout` dc_match_carried_rows() (keys_out is then
+ * input->new_keys; *keys_ready says how many of them the walk wrote). */
+static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size, const dc_match_input_t *input,
+                                         uint32_t key_bits, const void *set, const dc_row_layout_t *layout,
+                                         uint64_t *keys_out, size_t *keys_ready, bool *matched) {
     *matched = false;
     const size_t m = input->old_count, n = input->new_count;
-    if ((m && input->old_keys == NULL) || (n && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
     if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
     const uint64_t mask = dc_key_mask(key_bits);
     if (mask != UINT64_MAX && input->identity_equal == NULL) return DC_ERR_INVALID_ARGUMENT;
@@ -363,17 +455,59 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ma
         .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
         .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
         .old_to_new = dc_old_to_new(ws), .new_to_old = dc_pairing(ws), .deferred = dc_moved(ws),
+        .layout = layout, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
     };
     memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
     dc_walk(&walker);                                            /* step 1 */
+    dc_keys_ready(&walker, n);
+    *keys_ready = walker.keys_ready;
     bool complete;
     if ((status = dc_pair_deferred(&walker, &complete)) != DC_OK) return status;  /* step 2 */
-    if (!complete) return DC_OK;
+    if (!complete) return DC_OK; /* the workspace stays empty */
     ws->paired = walker.paired;
     dc_check_matched(ws, input, mask);
+#ifdef DC_INTERNAL_CHECKS
+    if (layout != NULL) {
+        for (size_t j = 0; j < n; j++) {
+            const uint32_t i = walker.new_to_old[j];
+            DC_CHECK(dc_bit_get(walker.updated, j) == (i != DC_UNPAIRED && dc_contents_differ(layout, i, j)),
+                     "a row is marked updated exactly when its pair's contents differ");
+        }
+    }
+#endif
     ws->state = DC_STATE_MATCHED;
     *matched = true;
     return DC_OK;
+}
+
+dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
+                             uint32_t key_bits, const void *set, bool *matched) {
+    if (input == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+    *matched = false;
+    if ((input->old_count && input->old_keys == NULL) || (input->new_count && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
+    size_t keys_ready = 0;
+    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, &keys_ready, matched);
+}
+
+dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
+                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
+                                  const dc_row_layout_t *layout, const void *set, bool *matched) {
+    if (layout == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+    *matched = false;
+    if ((old_count && (old_keys == NULL || layout->old_rows == NULL)) || (new_count && (new_keys == NULL || layout->new_rows == NULL))
+        || (layout->content_count && layout->content_offsets == NULL)) {
+        return DC_ERR_NULL_POINTER;
+    }
+    if (layout->stride < 8 || layout->identity_offset > layout->stride - 8) return DC_ERR_INVALID_ARGUMENT;
+    for (size_t c = 0; c < layout->content_count; c++) {
+        if (layout->content_offsets[c] > layout->stride - 8) return DC_ERR_INVALID_ARGUMENT;
+    }
+    const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
+    size_t keys_ready = 0;
+    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, new_keys, &keys_ready, matched);
+    /* The keys are the caller's whatever happened: a diff the set cannot carry needs them. */
+    if (keys_ready < new_count) dc_read_row_keys(layout, new_keys, keys_ready, new_count);
+    return status;
 }
 
 dc_status_t dc_key_set_update(void *set, size_t set_size,

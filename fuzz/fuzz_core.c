@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "CDiffCore.h"
@@ -185,6 +186,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         // (DC_MOVES_NONE drops out-of-order pairs from the finished workspace's pairing.)
         if (matched && n > 0 && mode != DC_MOVES_NONE && memcmp(dc_new_to_old(carried_workspace), dc_new_to_old(workspace), n * sizeof(uint32_t)) != 0) {
             fail("dc_match_carried paired differently from dc_match", data, size, &reference_rows, NULL);
+        }
+        if (key_kind == 0) {
+            // Rows read in place, laid out oddly (the identity second; two content fields, one
+            // always equal): dc_match_carried_rows() writes every new key, pairs as
+            // dc_match_carried() does, and marks updates exactly where contents differ.
+            typedef struct { uint64_t tag, id, content, constant; } fuzz_row_t;
+            fuzz_row_t *old_rows = exact_block(m * sizeof *old_rows), *new_rows = exact_block(n * sizeof *new_rows);
+            for (size_t r = 0; r < m; r++) old_rows[r] = (fuzz_row_t){ r, keys[0][r], content_hashes[0][r], 7 };
+            for (size_t r = 0; r < n; r++) new_rows[r] = (fuzz_row_t){ ~r, keys[1][r], content_hashes[1][r], 7 };
+            const size_t content_offsets[2] = { offsetof(fuzz_row_t, constant), offsetof(fuzz_row_t, content) };
+            const dc_row_layout_t layout = { old_rows, new_rows, sizeof(fuzz_row_t), offsetof(fuzz_row_t, id), content_offsets, 2 };
+            uint64_t *written = exact_block(n * sizeof(uint64_t));
+            for (size_t r = 0; r < n; r++) written[r] = ~keys[1][r];
+            void *rows_workspace = exact_block(workspace_size);
+            bool rows_matched = false;
+            if (dc_match_carried_rows(rows_workspace, workspace_size, keys[0], m, written, n, &layout, set, &rows_matched) != DC_OK) {
+                fail("dc_match_carried_rows failed", data, size, NULL, NULL);
+            }
+            if (n > 0 && memcmp(written, keys[1], n * sizeof(uint64_t)) != 0) fail("dc_match_carried_rows wrote other keys", data, size, NULL, NULL);
+            if (rows_matched != matched) fail("dc_match_carried_rows declined differently from dc_match_carried", data, size, &reference_rows, NULL);
+            if (rows_matched) {
+                const uint32_t *pairing = dc_new_to_old(rows_workspace);
+                if (n > 0 && memcmp(pairing, dc_new_to_old(carried_workspace), n * sizeof(uint32_t)) != 0) {
+                    fail("dc_match_carried_rows paired differently from dc_match_carried", data, size, &reference_rows, NULL);
+                }
+                for (size_t j = 0; j < n; j++) {
+                    const bool expected = pairing[j] != DC_UNPAIRED && content_hashes[0][pairing[j]] != content_hashes[1][j];
+                    if (dc_is_updated(rows_workspace, j) != expected) fail("dc_match_carried_rows marked updates wrongly", data, size, &reference_rows, NULL);
+                }
+            }
+            free(rows_workspace);
+            free(written);
+            free(new_rows);
+            free(old_rows);
         }
         bool new_distinct = false;
         dc_status_t updated = dc_key_set_update(set, set_size, keys[0], m, deletions, counts_out.deletions,

@@ -223,6 +223,28 @@ dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, s
  * `input->identity_equal` when given (required with cut keys). */
 dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
                              uint32_t key_bits, const void *set, bool *matched);
+/* Rows read where they lie: `stride` bytes a row; the identity an 8-byte integer at
+ * `identity_offset` (its key is its bits, so keys are exact); the content 8-byte fields at
+ * `content_offsets` (a paired row is updated when any field's bits differ). */
+typedef struct dc_row_layout {
+    const void *old_rows;
+    const void *new_rows;
+    size_t stride;
+    size_t identity_offset;
+    const size_t *content_offsets;
+    size_t content_count;
+} dc_row_layout_t;
+/* Passes 1 and 2 from a carried set for rows laid out as `layout` says (a stateful differ
+ * over integer fields): dc_match_carried() with exact keys, which also reads the new rows'
+ * identity keys into `new_keys` (new_count of them) as it goes, and compares each pair's
+ * content fields as it pairs them, so each new row is read once, while it is in cache.
+ * `old_keys` are the old rows' keys, as the set holds them (key_bits 0). When *matched,
+ * the workspace holds the pairing and the updates (as after dc_mark_updated_rows());
+ * otherwise it holds nothing, `new_keys` is still written, and the caller goes on with
+ * dc_match() and marks updates itself. */
+dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
+                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
+                                  const dc_row_layout_t *layout, const void *set, bool *matched);
 /* After a diff of the snapshot the set holds (`old_keys`) against `new_keys`, by either
  * matcher: makes the set hold the new snapshot's keys, removing the keys of the `deleted`
  * old rows and adding those of the `inserted` new rows (the diff's lists, as dc_read()

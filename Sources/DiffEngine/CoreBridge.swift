@@ -415,6 +415,36 @@ extension _DiffWorkspace {
     }
 }
 
+extension _DiffWorkspace {
+    /// `matchCarried` for rows whose identity and content fields are 8-byte integers where
+    /// they lie: reads each new row once, writing its identity key into `newKeys` (whatever
+    /// the outcome) and, when it pairs the rows (true), marking the updates as it goes.
+    /// `carried` must be usable and hold `oldKeys`, cut to no bits.
+    @usableFromInline
+    func matchCarriedRows(
+        old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identityOffset: Int, contentOffsets: [Int],
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys
+    ) -> Bool {
+        precondition(carried.isUsable, "the carried keys cannot pair this diff")
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
+        var matched = false
+        let status = contentOffsets.withUnsafeBufferPointer { offsets in
+            var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
+                                         content_offsets: offsets.baseAddress, content_count: offsets.count)
+            return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                         newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+        }
+        _check(status, "dc_match_carried_rows")
+        if matched {
+            oldCount = oldKeys.count
+            newCount = newKeys.count
+        }
+        return matched
+    }
+}
+
 private func _int64(_ buffer: UnsafeMutableBufferPointer<Int>) -> UnsafeMutablePointer<Int64>? {
     UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
 }

@@ -34,6 +34,15 @@ struct IDHashedModel: Identifiable, Hashable, CustomStringConvertible {
     var description: String { "\(id):\(title):\(count)" }
 }
 
+/// Integer fields with the identity not first and two content fields.
+struct WideRow: CustomStringConvertible {
+    var tag: Int
+    var id: Int
+    var low: Int
+    var high: Int
+    var description: String { "\(id):\(low):\(high)" }
+}
+
 @Suite struct DifferTests {
     /// Streams of snapshots: every update checks against the reference from the previous one.
     @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .hashesAndIdentities, 0),
@@ -165,6 +174,43 @@ struct NamedRow: Hashable, CustomStringConvertible {
         }
         for _ in 0..<Int.random(in: 0...3, using: &generator) where !next.isEmpty { next[index(next.count)].content += 1 }
         return next
+    }
+
+    /// Rows whose identity and content are integer fields, read through key paths: the
+    /// differ reads and compares them where they lie, in one pass. Every update equals the
+    /// one-shot diff's, whether the carried keys pair it or a repeated identity sends it
+    /// down the usual path, with one content field or several, the identity not first.
+    @Test(arguments: MoveMode.allCases)
+    func integerFieldRowsEqualOneShotDiffs(mode: MoveMode) throws {
+        var generator = SeededGenerator(seed: 0x1_4E_F1E1D)
+        let singleAdapter = KeyPathAdapter(identity: \TestRow.id, content: \.content)
+        let wideAdapter = KeyPathAdapter(identity: \WideRow.id, content: \.low, \.high)
+        var carriedTotal = 0, updates = 0
+        for _ in 0..<60 {
+            let single = Differ(keepingPreviousSnapshotOf: singleAdapter, moves: mode)
+            let wide = Differ(keepingPreviousSnapshotOf: wideAdapter, moves: mode)
+            var nextID = 0
+            var rows = (0..<120).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+            var previous: [TestRow] = [], previousWide: [WideRow] = []
+            for step in 0..<25 {
+                if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
+                let update = single.diff(rows)
+                let oneShot = try diff(previous, rows, using: singleAdapter, options: DiffOptions(moves: mode))
+                #expect(update.changeset == oneShot, "step \(step)\nold \(previous)\nnew \(rows)")
+                #expect(checkChangeset(update.changeset, old: previous, new: rows, mode: mode).isEmpty)
+                #expect(update.deletedIdentities == update.changeset.deletions.map { previous[$0].id })
+                // A content change lands in one field or the other.
+                let wideRows = rows.map { WideRow(tag: $0.id % 7, id: $0.id, low: $0.content & 1, high: $0.content >> 1) }
+                let wideOneShot = try diff(previousWide, wideRows, using: wideAdapter, options: DiffOptions(moves: mode))
+                #expect(wide.diff(wideRows).changeset == wideOneShot, "step \(step)")
+                previous = rows
+                previousWide = wideRows
+                updates += step > 0 ? 1 : 0
+            }
+            carriedTotal += single.carriedPairings
+            #expect(wide.carriedPairings == single.carriedPairings)
+        }
+        #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
 
     @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .previousSnapshot, 0),

@@ -288,6 +288,24 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     }
 }
 
+/// Adapters whose rows hold their identity and content fields as 8-byte integers at fixed
+/// offsets: a stateful differ reads and compares them where they lie, in one pass.
+@usableFromInline
+internal protocol _IntegerRowLayout {
+    /// The byte offsets of the identity and of the content fields, or nil when the rows are
+    /// not laid out so.
+    var _integerLayout: (identity: Int, contents: [Int])? { get }
+}
+
+extension KeyPathAdapter: _IntegerRowLayout {
+    @usableFromInline
+    var _integerLayout: (identity: Int, contents: [Int])? {
+        guard keyFunction.isStable, keyFunction.isExact, let identity = identityIntegerOffset,
+              let contents = contentIntegerOffsets else { return nil }
+        return (identity, contents)
+    }
+}
+
 extension KeyPathAdapter: _RawPrefixComparing {
     /// `_markChangedContents` for stored fields of common types, the fields bound once.
     @usableFromInline

@@ -189,31 +189,54 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @inlinable
     func diffSnapshot(_ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
         Self.resize(&nextKeys, to: new.count)
-        nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
         defer {
             previousRows = snapshot
             swap(&previousKeys, &nextKeys)
             hasPrevious = true
         }
         guard hasPrevious else {
+            nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
             return initialUpdate(new.count)
         }
-        let changeset = previousRows.withUnsafeBufferPointer { old in
+        var changeset: Changeset?
+        var carriedForPasses: _CarriedKeys? = carried
+        if identityHashBits == 0, carried.isUsable, let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
+            // Integer fields: one pass over the new rows reads their keys and, as it pairs
+            // them, compares their contents.
+            let matched = previousRows.withUnsafeBufferPointer { old in
+                previousKeys.withUnsafeBufferPointer { oldKeys in
+                    nextKeys.withUnsafeMutableBufferPointer { newKeys in
+                        workspace.matchCarriedRows(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
+                                                   stride: MemoryLayout<Adapter.Row>.stride, identityOffset: layout.identity,
+                                                   contentOffsets: layout.contents, oldKeys: oldKeys, newKeys: newKeys, carried: carried)
+                    }
+                }
+            }
+            if matched {
+                carried.pairings += 1
+                changeset = workspace.read(workspace.finish(moves), offset: 0, oldCount: previousRows.count, newCount: new.count)
+            } else {
+                carriedForPasses = nil // the keys are written; the set cannot carry this diff
+            }
+        } else {
+            nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
+        }
+        let result = changeset ?? previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                               identities: .rows(old, new, adapter, keyBits: identityHashBits), carried: carried,
+                               identities: .rows(old, new, adapter, keyBits: identityHashBits), carried: carriedForPasses,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
                     }
                 }
             }
         }
-        carryKeys(changeset)
+        carryKeys(result)
         let old = previousRows
-        return DifferUpdate(changeset: changeset, isInitial: false,
-                            deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+        return DifferUpdate(changeset: result, isInitial: false,
+                            deletedIdentities: result.deletions.map { adapter.identity(of: old[$0]) })
     }
 
     /// Carries this call's identity keys (`nextKeys`) to the next, by `changeset`'s rows.

@@ -175,15 +175,27 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
     case .differStream:
         // Byte 0xFF separates snapshots; each update must reproduce its snapshot.
         let snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
-        // Alternating by the split byte: the default differ (previous snapshot kept, compared
-        // with ==, identities verified, also under weakened hashes) and hash-only state.
-        let differ = split % 2 == 0
-            ? Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: moves)
-            : Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
-        differ.weakenedIdentityHashBits = weakBits
+        // By the split byte: the default differ (previous snapshot kept, compared with ==,
+        // identities verified, also under weakened hashes), hash-only state, and key paths
+        // to integer fields (read and compared where they lie while the carried keys pair).
+        let diffNext: ([TestRow]) -> DifferUpdate<Int>
+        switch split % 3 {
+        case 0:
+            let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: moves)
+            differ.weakenedIdentityHashBits = weakBits
+            diffNext = { differ.diff($0) }
+        case 1:
+            let differ = Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
+            differ.weakenedIdentityHashBits = weakBits
+            diffNext = { differ.diff($0) }
+        default:
+            let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \TestRow.id, content: \.content), moves: moves)
+            differ.weakenedIdentityHashBits = weakBits
+            diffNext = { differ.diff($0) }
+        }
         var previous: [TestRow] = []
         for (index, snapshot) in snapshots.enumerated() {
-            let update = differ.diff(snapshot)
+            let update = diffNext(snapshot)
             var problems = checkChangeset(update.changeset, old: previous, new: snapshot, mode: moves)
             if update.isInitial != (index == 0) { problems.append("isInitial is \(update.isInitial) at update \(index)") }
             if !problems.isEmpty { fail("differ stream \(moves) weak bits \(weakBits)", problems: problems, details: "update \(index): old: \(previous)\n  new: \(snapshot)", input: input) }
