@@ -157,6 +157,56 @@ import Testing
         }
     }
 
+    /// `dc_match_carried_rows`: bad layouts are refused; the new keys are written whether
+    /// or not the set can carry the diff; updates are marked where contents differ.
+    @Test func carriedRowsRefuseBadLayoutsAndAlwaysWriteKeys() {
+        // Rows of (id, content), 16 bytes each.
+        let old: [UInt64] = [1, 0, 2, 0, 3, 0], new: [UInt64] = [3, 0, 1, 5, 2, 0]
+        let oldKeys: [UInt64] = [1, 2, 3]
+        func run(setKeys: [UInt64], stride: Int = 16, identityOffset: Int = 0, contentOffsets: [Int] = [8],
+                 _ check: (dc_status_t, Bool, [UInt64], UnsafeMutableRawPointer) -> Void) {
+            let setSize = dc_key_set_size(setKeys.count), size = dc_diff_workspace_size(3, 3)
+            let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
+            let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            defer { set.deallocate(); workspace.deallocate() }
+            var distinct = false
+            #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 0, 42, &distinct) == DC_OK)
+            var written = [UInt64](repeating: 99, count: 3)
+            var matched = false
+            let status = old.withUnsafeBytes { oldRows in
+                new.withUnsafeBytes { newRows in
+                    contentOffsets.withUnsafeBufferPointer { offsets in
+                        var layout = dc_row_layout_t(old_rows: oldRows.baseAddress, new_rows: newRows.baseAddress, stride: stride,
+                                                     identity_offset: identityOffset, content_offsets: offsets.baseAddress,
+                                                     content_count: offsets.count)
+                        return dc_match_carried_rows(workspace, size, oldKeys, 3, &written, 3, &layout, set, &matched)
+                    }
+                }
+            }
+            check(status, matched, written, workspace)
+        }
+        run(setKeys: oldKeys) { status, matched, written, workspace in
+            #expect(status == DC_OK && matched)
+            #expect(written == [3, 1, 2])
+            #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
+            #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
+        }
+        // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
+        run(setKeys: [1, 1, 3]) { status, matched, written, workspace in
+            #expect(status == DC_OK && !matched)
+            #expect(written == [3, 1, 2])
+            #expect(dc_new_to_old(workspace) == nil)
+        }
+        for (stride, identityOffset, contentOffsets) in [(16, 9, [8]), (16, 0, [12]), (4, 0, [Int]())] {
+            run(setKeys: oldKeys, stride: stride, identityOffset: identityOffset, contentOffsets: contentOffsets) { status, matched, _, _ in
+                #expect(status == DC_ERR_INVALID_ARGUMENT && !matched, "stride \(stride), offsets \(identityOffset) \(contentOffsets)")
+            }
+        }
+        var matched = false
+        var keys = [UInt64](repeating: 0, count: 3)
+        #expect(dc_match_carried_rows(nil, 0, oldKeys, 3, &keys, 3, nil, nil, &matched) == DC_ERR_NULL_POINTER)
+    }
+
     @Test func badRowOffsetsAreRefused() {
         let bytes: [UInt8] = Array("abcdef".utf8)
         var hashes = [UInt64](repeating: 0, count: 2)
