@@ -117,13 +117,18 @@ internal struct _NoUpdates: _UpdateMarking {
 /// when `finish` names a move mode (nil leaves the workspace matched, for callers that
 /// place rows themselves), and hands the workspace to `read`. A stateful differ passes the
 /// keys it `carried` from its last snapshot (`oldKeys`): they pair the rows when they can
-/// (the differ then carries `newKeys` forward).
+/// (the differ then carries `newKeys` forward). `pairedWithUpdates`: the workspace already
+/// holds the pairing and the updates (`matchCarriedRows` paired rows of integer fields where
+/// they lie), so only moves, counts and the read remain.
 @inlinable
 internal func _runPasses<Updates: _UpdateMarking, Result>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-    identities: _IdentityCheck?, carried: _CarriedKeys? = nil, updates: Updates, finish moves: MoveMode?,
-    read: (_DiffWorkspace, _CoreCounts?) -> Result
+    identities: _IdentityCheck?, carried: _CarriedKeys? = nil, pairedWithUpdates: Bool = false, updates: Updates,
+    finish moves: MoveMode?, read: (_DiffWorkspace, _CoreCounts?) -> Result
 ) -> Result {
+    if pairedWithUpdates {
+        return read(workspace, moves.map { workspace.finish($0) })
+    }
     if let carried, _pairCarried(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities, carried: carried) {
         // Paired from the carried keys.
     } else if let identities {

@@ -199,12 +199,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
             return initialUpdate(new.count)
         }
-        var changeset: Changeset?
-        var carriedForPasses: _CarriedKeys? = carried
-        if identityHashBits == 0, carried.isUsable, let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
-            // Integer fields: one pass over the new rows reads their keys and, as it pairs
-            // them, compares their contents.
-            let matched = previousRows.withUnsafeBufferPointer { old in
+        // Integer fields: one pass over the new rows reads their keys and, as it pairs them,
+        // compares their contents. When it cannot pair them, the keys are written and the
+        // set cannot carry this diff: the passes pair without it.
+        let layout = identityHashBits == 0 && carried.isUsable ? (adapter as? any _IntegerRowLayout)?._integerLayout : nil
+        var pairedWithUpdates = false
+        if let layout {
+            pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
                 previousKeys.withUnsafeBufferPointer { oldKeys in
                     nextKeys.withUnsafeMutableBufferPointer { newKeys in
                         workspace.matchCarriedRows(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
@@ -213,30 +214,26 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                     }
                 }
             }
-            if matched {
-                carried.pairings += 1
-                changeset = workspace.read(workspace.finish(moves), offset: 0, oldCount: previousRows.count, newCount: new.count)
-            } else {
-                carriedForPasses = nil // the keys are written; the set cannot carry this diff
-            }
+            if pairedWithUpdates { carried.pairings += 1 }
         } else {
             nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
         }
-        let result = changeset ?? previousRows.withUnsafeBufferPointer { old in
+        let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                               identities: .rows(old, new, adapter, keyBits: identityHashBits), carried: carriedForPasses,
+                               identities: .rows(old, new, adapter, keyBits: identityHashBits),
+                               carried: layout == nil ? carried : nil, pairedWithUpdates: pairedWithUpdates,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
                     }
                 }
             }
         }
-        carryKeys(result)
+        carryKeys(changeset)
         let old = previousRows
-        return DifferUpdate(changeset: result, isInitial: false,
-                            deletedIdentities: result.deletions.map { adapter.identity(of: old[$0]) })
+        return DifferUpdate(changeset: changeset, isInitial: false,
+                            deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
     }
 
     /// Carries this call's identity keys (`nextKeys`) to the next, by `changeset`'s rows.
