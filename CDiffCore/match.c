@@ -1,6 +1,16 @@
 /* Pass 1: pairing old and new rows by identity (the k-th old occurrence of an identity
  * with its k-th new occurrence). dc_match() reads as its table of contents; each
- * sub-pass below says what it does and what it relies on from the ones before. */
+ * sub-pass below says what it does and what it relies on from the ones before.
+ *
+ * Most rows of a real update keep their order, so the pass pairs rows in sequence first,
+ * without any table, and indexes only the old rows that the sequence left over. Pairing a
+ * row by its neighbour is right when its identity occurs once on each side — but knowing
+ * that takes an index of every row. So it pairs optimistically and checks afterwards: the
+ * sequence only ever moves forward, so all pairs it makes of one identity keep their
+ * occurrences in order; they are the occurrence rule's pairs unless the identity also
+ * has a row the sequence left unpaired. Pass 1d finds those identities (a filter of
+ * the unpaired rows' keys) and unpairs their rows, and the table pairs everything
+ * unpaired by the rule. */
 #include <string.h>
 
 #include "CDiffCoreTesting.h"
@@ -10,19 +20,37 @@
 /* The occurrence chain holds, for each old row (row indexes stay below DC_MAX_ROWS):
  *   an old index         unpaired; the next old occurrence of its identity;
  *   DC_LAST_OF_SEVERAL   unpaired; the last of several occurrences;
- *   DC_UNIQUE            unpaired; its identity occurs nowhere else in the old rows;
+ *   DC_UNIQUE            unpaired; its identity occurs nowhere else in the table (also the
+ *                        mark of every unpaired row before pass 1e indexes them);
  *   DC_PAIRED | j        paired with new row j. */
 #define DC_LAST_OF_SEVERAL UINT32_C(0x7ffffffe)
 #define DC_UNIQUE UINT32_C(0x7fffffff)
 #define DC_PAIRED UINT32_C(0x80000000)
 _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the chain's markers");
 
-/* How many old rows from the expected one pass 1c compares before giving a new row up to
- * the table (so a few deleted or moved-away old rows do not break the sequence), and how
- * many rows in a row it gives up before it probes rows at once to find where the
- * sequence went. */
+/* How many old rows from the expected one pass 1c compares before giving a new row up
+ * (so a few deleted or moved-away old rows do not break the sequence), and how many rows
+ * in a row it gives up before it looks for where the sequence went. */
 #define DC_WINDOW 4
 #define DC_RESYNC_AFTER 4
+
+/* How far past the window pass 1c looks for where the sequence went (when DC_RESYNC_AFTER,
+ * twice, four times ... as many rows in a row found nothing), and after how many rows
+ * in a row it looks each row up among the anchors instead. */
+#define DC_SCAN_AHEAD 64
+#define DC_ANCHORS_AFTER 32
+
+/* Every DC_ANCHOR_SPACING-th old row is an anchor: indexed (only when the sequence first
+ * breaks for long) so that pass 1c can find where it went on. Any run of that many old
+ * rows that kept their order holds one. */
+#define DC_ANCHOR_SPACING 8
+
+/* Filter bits per row after the prefix in pass 1d (rounded up to a power of two): with an
+ * eighth of the rows unpaired, about one pair in 50 is undone for nothing. */
+#define DC_FILTER_BITS_PER_ROW 2
+
+/* How many adds to the filter of pass 1d wait, their words prefetched, before they set them. */
+#define DC_FILTER_DELAY 8
 
 /* Everything the sub-passes share. */
 typedef struct dc_matcher {
@@ -30,12 +58,25 @@ typedef struct dc_matcher {
     size_t m, n;
     uint32_t *chain;          /* by old row: the occurrence chain (see above) */
     uint32_t *new_to_old;     /* by new row: the paired old row, or DC_UNPAIRED */
+    uint64_t *for_table;      /* by new row: unpaired after pass 1c or 1d, for pass 1f */
     dc_key_view_t old_view, new_view;
     dc_verifier_t verifier;
     dc_placement_t placement;
     size_t prefix;            /* set by pass 1a */
-    uint64_t *table;          /* the identity table of the old rows after the prefix */
-    size_t capacity;
+    size_t paired_in_sequence; /* pairs pass 1c made, then those pass 1d kept */
+    size_t old_unpaired;      /* old rows after the prefix that pass 1c or 1d left unpaired */
+    /* The table region: the anchors' table (pass 1c) in the first half of its first
+     * region_slots words and the filter (1c, 1d) in the second, then the table of the
+     * unpaired old rows (1e, 1f), 16-byte slots over up to twice as many words. */
+    uint64_t *region;
+    size_t region_slots;
+    size_t anchor_capacity;   /* 0 until pass 1c first needs the anchors */
+    unsigned anchor_shift;
+    uint64_t *filter;         /* the filter of pass 1d, in the region's second half */
+    unsigned filter_shift;
+    size_t filter_adds;       /* adds so far; the last DC_FILTER_DELAY wait in the ring */
+    uint64_t filter_pending[DC_FILTER_DELAY];
+    size_t capacity;          /* of the table of passes 1e and 1f */
     unsigned shift;
 } dc_matcher_t;
 
@@ -43,7 +84,7 @@ static inline uint64_t dc_masked_key(const dc_key_view_t *view, size_t row) {
     return view->keys[row] & view->mask;
 }
 
-/* Whether passes 1b-1d run at all: rows remain on both sides after the prefix. */
+/* Whether passes 1b-1f run at all: rows remain on both sides after the prefix. */
 static inline bool dc_chained(const dc_matcher_t *mt) {
     return mt->m > mt->prefix && mt->n > mt->prefix;
 }
@@ -66,89 +107,139 @@ static void dc_pair_prefix(dc_matcher_t *mt) {
     mt->ws->prefix_length = prefix;
 }
 
-/* pass 1b: index the remaining old rows by identity, last to first, so that each
- * slot ends up at the first occurrence and `chain` links occurrences in old order. */
-static dc_status_t dc_index_old_rows(dc_matcher_t *mt) {
-    const size_t m = mt->m, prefix = mt->prefix, old_rest = m - prefix;
-    const unsigned shift = mt->shift;
-    const size_t capacity = mt->capacity;
-    uint64_t *table = mt->table;
-    uint32_t *chain = mt->chain;
-    if (dc_chained(mt)) {
-        memset(table, 0, capacity * 8);
-        // Each row's placement is computed once, when its slot is prefetched, and kept in
-        // a ring until the row is inserted.
-        uint64_t placed_ahead[DC_PREFETCH_DISTANCE];
-        const size_t lead = old_rest < DC_PREFETCH_DISTANCE ? old_rest : DC_PREFETCH_DISTANCE;
-        for (size_t k = 1; k <= lead; k++) {
-            const size_t row = m - k;
-            placed_ahead[row % DC_PREFETCH_DISTANCE] = dc_place(dc_masked_key(&mt->old_view, row), &mt->placement);
+/* The filter of pass 1d, set for every row pass 1c leaves unpaired, as it leaves it: two
+ * bits of one 64-bit word per key (a blocked Bloom filter), so that adding and testing a
+ * key touch one word, and the filter stays small enough to stay in cache while the
+ * passes stream the rows past it. */
+static inline uint64_t dc_filter_bits(uint64_t placed) {
+    return (UINT64_C(1) << (placed & 63)) | (UINT64_C(1) << ((placed >> 6) & 63));
+}
+
+/* Adds go through a small ring: each word is prefetched when its key is added and set
+ * DC_FILTER_DELAY adds later, so that pass 1c does not wait for it. */
+static inline void dc_filter_set(dc_matcher_t *mt, uint64_t placed) {
+    mt->filter[placed >> mt->filter_shift] |= dc_filter_bits(placed);
+}
+
+static inline void dc_filter_add(dc_matcher_t *mt, uint64_t masked_key) {
+    const uint64_t placed = dc_place(masked_key, &mt->placement);
+    __builtin_prefetch(&mt->filter[placed >> mt->filter_shift], 1);
+    uint64_t *pending = &mt->filter_pending[mt->filter_adds++ % DC_FILTER_DELAY];
+    if (mt->filter_adds > DC_FILTER_DELAY) dc_filter_set(mt, *pending);
+    *pending = placed;
+}
+
+/* Sets the words of the adds still in the ring. */
+static void dc_filter_flush(dc_matcher_t *mt) {
+    const size_t held = mt->filter_adds < DC_FILTER_DELAY ? mt->filter_adds : DC_FILTER_DELAY;
+    for (size_t k = 0; k < held; k++) dc_filter_set(mt, mt->filter_pending[k]);
+    mt->filter_adds = 0;
+}
+
+static inline bool dc_filter_has(const dc_matcher_t *mt, uint64_t masked_key) {
+    const uint64_t placed = dc_place(masked_key, &mt->placement), bits = dc_filter_bits(placed);
+    return (mt->filter[placed >> mt->filter_shift] & bits) == bits;
+}
+
+/* Lays the filter out in the second half of the table region (the anchors take at most the
+ * first), DC_FILTER_BITS_PER_ROW bits a row after the prefix as far as that half allows. */
+static void dc_start_filter(dc_matcher_t *mt) {
+    const size_t rows = (mt->m - mt->prefix) + (mt->n - mt->prefix);
+    size_t words = 2; /* the shift below stays under 64 */
+    while (words * 64 / DC_FILTER_BITS_PER_ROW < rows && words < mt->region_slots / 2) words <<= 1;
+    mt->filter = mt->region + mt->region_slots / 2;
+    mt->filter_shift = 64u - (unsigned)__builtin_ctzll((unsigned long long)words);
+    memset(mt->filter, 0, words * 8);
+}
+
+/* pass 1b, the first time pass 1c needs it: an index of every DC_ANCHOR_SPACING-th old
+ * row from `from` on, by identity (the first such occurrence of each), at most half full. */
+static dc_status_t dc_index_anchors(dc_matcher_t *mt, size_t from) {
+    const size_t wanted = (mt->m - from) / DC_ANCHOR_SPACING + 1;
+    size_t capacity = dc_table_capacity(wanted);
+    if (capacity > mt->region_slots / 2) capacity = mt->region_slots / 2; /* a power of two too */
+    mt->anchor_capacity = capacity;
+    mt->anchor_shift = dc_table_shift(capacity);
+    uint64_t *anchors = mt->region;
+    memset(anchors, 0, capacity * 8);
+    size_t rows = (mt->m - from + DC_ANCHOR_SPACING - 1) / DC_ANCHOR_SPACING;
+    if (rows > capacity / 2) rows = capacity / 2;
+    for (size_t k = rows; k-- > 0;) {
+        const size_t i = from + k * DC_ANCHOR_SPACING;
+        if (k >= DC_PREFETCH_DISTANCE) {
+            dc_table_prefetch(anchors, &mt->old_view, i - DC_PREFETCH_DISTANCE * DC_ANCHOR_SPACING,
+                              mt->anchor_shift, &mt->placement);
         }
-        for (size_t i = m; i-- > prefix;) {
-            const uint64_t placed = placed_ahead[i % DC_PREFETCH_DISTANCE];
-            if (i >= prefix + DC_PREFETCH_DISTANCE) {
-                const size_t ahead = i - DC_PREFETCH_DISTANCE;
-                const uint64_t placed_later = dc_place(dc_masked_key(&mt->old_view, ahead), &mt->placement);
-                placed_ahead[ahead % DC_PREFETCH_DISTANCE] = placed_later;
-                __builtin_prefetch(&table[placed_later >> shift], 1, 1);
-            }
-            const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->old_view, i), placed, shift);
-            bool found;
-            size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->old_view, i, probe, &mt->verifier, &found);
-            if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
-            if (found) {
-                size_t next = dc_field_index(dc_slot_field(table[position]));
-                if (chain[next] == DC_UNIQUE) chain[next] = DC_LAST_OF_SEVERAL;
-                chain[i] = (uint32_t)next;
-            } else {
-                chain[i] = DC_UNIQUE;
-            }
-            table[position] = dc_make_slot(probe.tag, dc_index_field(i));
-        }
+        const dc_probe_t probe = dc_probe_for(&mt->old_view, i, mt->anchor_shift, &mt->placement);
+        bool found;
+        size_t position = dc_table_find(anchors, capacity, &mt->old_view, &mt->old_view, i, probe, &mt->verifier, &found);
+        if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
+        anchors[position] = dc_make_slot(probe.tag, dc_index_field(i));
     }
     return DC_OK;
 }
 
-/* pass 1c: each new row takes the next unpaired old occurrence of its identity.
- * Rows that kept their order are the common case, so a new row first looks at the old
- * row after the previous pair's partner and a few beyond: an old row there whose
- * identity occurs once in old, not yet paired, is its partner (a unique old row pairs
- * with the first new row of its identity; if an earlier new row of that identity turns
- * up in the second half of the pass, it takes the old row over). Sequential reads only.
- * Rows that find nothing there are marked for the table (second half), which then
- * touches only them, prefetched precisely; after several in a row, rows are probed at
- * once (prefetched ahead) until one picks the sequence up where the old rows continue. */
+/* The anchor of new row j's identity, or SIZE_MAX; SIZE_MAX - 1 past the collision budget. */
+static inline size_t dc_find_anchor(dc_matcher_t *mt, size_t j) {
+    bool found;
+    size_t position = dc_table_find(mt->region, mt->anchor_capacity, &mt->old_view, &mt->new_view, j,
+                                    dc_probe_for(&mt->new_view, j, mt->anchor_shift, &mt->placement),
+                                    &mt->verifier, &found);
+    if (position == SIZE_MAX) return SIZE_MAX - 1;
+    return found ? dc_field_index(dc_slot_field(mt->region[position])) : SIZE_MAX;
+}
+
+/* Whether the new row after j continues the sequence from old row i, by key: a single row
+ * moved from far away is not where the rest of the rows went. */
+static inline bool dc_sequence_goes_on(const dc_matcher_t *mt, size_t i, size_t j) {
+    if (j + 1 == mt->n) return true;
+    const uint64_t key = dc_masked_key(&mt->new_view, j + 1);
+    const size_t end = mt->m - i > DC_WINDOW ? i + DC_WINDOW : mt->m;
+    for (size_t next = i + 1; next < end; next++) {
+        if (dc_masked_key(&mt->old_view, next) == key) return true;
+    }
+    return false;
+}
+
+/* The old row from `from` on, up to DC_SCAN_AHEAD of them, with new row j's identity, or SIZE_MAX. */
+static inline size_t dc_scan_ahead(dc_matcher_t *mt, size_t from, size_t j, uint64_t key) {
+    const size_t end = mt->m - from > DC_SCAN_AHEAD ? from + DC_SCAN_AHEAD : mt->m;
+    for (size_t i = from; i < end; i++) {
+        if (dc_masked_key(&mt->old_view, i) == key && dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) {
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* pass 1c: pairs rows in sequence. A new row first looks at the old row after the previous
+ * pair's partner and a few beyond; whole blocks of rows that continue the sequence pair at
+ * once. The sequence only moves forward: old rows it passes stay unpaired, as do new rows
+ * that find no partner. After several rows in a row without one, it looks a little
+ * further ahead, and after many, it looks each such row up among the anchors; it jumps
+ * ahead to what it finds if the next new row continues from there and it would pass over
+ * at most half the old rows left (a block moved from the end to the front is not where
+ * the rest went). Sequential reads only, but for the anchors. */
 static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
-    const size_t m = mt->m, n = mt->n, prefix = mt->prefix, old_rest = m - prefix;
-    const unsigned shift = mt->shift;
-    const size_t capacity = mt->capacity;
-    uint64_t *table = mt->table;
+    const size_t m = mt->m, n = mt->n, prefix = mt->prefix;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
-    uint64_t *for_table = dc_moved(mt->ws); /* zero here; the moves pass clears it again */
+    uint64_t *for_table = mt->for_table; /* zero here */
     const uint64_t *const old_keys = mt->old_view.keys, *const new_keys = mt->new_view.keys;
     const uint64_t key_mask = mt->new_view.mask;
-    size_t guess = prefix;
-    size_t given_up = 0;
+    size_t guess = prefix; /* old rows before it are decided: paired, or passed over */
+    size_t given_up = 0, paired = 0;
     const bool verified = mt->verifier.equal != NULL;
     enum { block = 16 };
     size_t rows_before_block = 0, block_wait = block;
     for (size_t j = prefix; j < n; j++) {
-        if (old_rest == 0) {
-            new_to_old[j] = DC_UNPAIRED;
-            continue;
-        }
         // A block at a time while whole blocks continue the sequence (branch-free,
         // vectorized): the same pairs the row-by-row test below would make, one by one.
         // After a block that does not, rows go row by row for a while first, twice as
         // long after each such block in a row (short runs never pay for block tests).
         while (!verified && given_up == 0 && rows_before_block == 0 && n - j >= block && m - guess >= block) {
             uint64_t differ = 0;
-            uint32_t shared = 0;
-            for (size_t k = 0; k < block; k++) {
-                differ |= old_keys[guess + k] ^ new_keys[j + k];
-                shared |= chain[guess + k] ^ DC_UNIQUE;
-            }
-            if ((differ & key_mask) != 0 || shared != 0) {
+            for (size_t k = 0; k < block; k++) differ |= old_keys[guess + k] ^ new_keys[j + k];
+            if ((differ & key_mask) != 0) {
                 rows_before_block = block_wait;
                 if (block_wait < 64 * block) block_wait *= 2;
                 break;
@@ -158,105 +249,258 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
                 new_to_old[j + k] = (uint32_t)(guess + k);
                 chain[guess + k] = DC_PAIRED | (uint32_t)(j + k);
             }
+            paired += block;
             guess += block;
             j += block;
         }
         if (j == n) break;
         if (rows_before_block) rows_before_block--;
         new_to_old[j] = DC_UNPAIRED;
-        const uint64_t key = new_keys[j] & key_mask;
         size_t partner = SIZE_MAX;
-        if (guess < m && chain[guess] == DC_UNIQUE && (old_keys[guess] & key_mask) == key
-            && (mt->verifier.equal == NULL || mt->verifier.equal(mt->verifier.context, DC_SIDE_OLD, guess, DC_SIDE_NEW, j))) {
-            partner = guess;
-        } else {
+        if (guess < m) {
+            const uint64_t key = new_keys[j] & key_mask;
             const size_t window_end = m - guess > DC_WINDOW ? guess + DC_WINDOW : m;
-            for (size_t i = guess + 1; i < window_end; i++) {
-                if (chain[i] == DC_UNIQUE && dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) {
+            for (size_t i = guess; i < window_end; i++) {
+                if ((old_keys[i] & key_mask) == key
+                    && dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) {
                     partner = i;
                     break;
                 }
             }
-        }
-        if (partner == SIZE_MAX && given_up >= DC_RESYNC_AFTER) {
-            // Off the sequence for a while (a run of inserted or moved rows, or new rows
-            // in another order altogether): probe each row at once, prefetching ahead as
-            // long as the run lasts.
-            if (j + DC_PREFETCH_DISTANCE < n) {
-                dc_table_prefetch(table, &mt->new_view, j + DC_PREFETCH_DISTANCE, shift, &mt->placement);
+            if (dc_over_budget(&mt->verifier)) return DC_ERR_TOO_MANY_COLLISIONS;
+            if (partner == SIZE_MAX && given_up >= DC_RESYNC_AFTER) {
+                size_t candidate = SIZE_MAX;
+                if (given_up < DC_ANCHORS_AFTER) {
+                    // Most breaks are a few more old rows gone: look a little further
+                    // ahead, once each time the run of rows given up doubles.
+                    if ((given_up & (given_up - 1)) == 0) candidate = dc_scan_ahead(mt, window_end, j, key);
+                } else {
+                    if (mt->anchor_capacity == 0) {
+                        dc_status_t status = dc_index_anchors(mt, guess);
+                        if (status != DC_OK) return status;
+                    }
+                    if (j + DC_PREFETCH_DISTANCE < n) {
+                        dc_table_prefetch(mt->region, &mt->new_view, j + DC_PREFETCH_DISTANCE, mt->anchor_shift, &mt->placement);
+                    }
+                    candidate = dc_find_anchor(mt, j);
+                    if (candidate == SIZE_MAX - 1) return DC_ERR_TOO_MANY_COLLISIONS;
+                    if (candidate != SIZE_MAX && candidate < guess) candidate = SIZE_MAX;
+                }
+                if (dc_over_budget(&mt->verifier)) return DC_ERR_TOO_MANY_COLLISIONS;
+                if (candidate != SIZE_MAX && candidate - guess <= (m - guess) / 2
+                    && dc_sequence_goes_on(mt, candidate, j)) {
+                    partner = candidate;
+                }
             }
-            bool found;
-            size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j,
-                                            dc_probe_for(&mt->new_view, j, shift, &mt->placement), &mt->verifier, &found);
-            if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
-            if (!found) continue; /* in no old row: an insertion */
-            size_t first = dc_field_index(dc_slot_field(table[position]));
-            if (chain[first] == DC_UNIQUE) partner = first;
         }
         if (partner == SIZE_MAX) {
             dc_bit_set(for_table, j);
+            dc_filter_add(mt, new_keys[j] & key_mask);
             given_up++;
             continue;
         }
+        for (; guess < partner; guess++) { /* passed over: unpaired */
+            chain[guess] = DC_UNIQUE;
+            dc_filter_add(mt, old_keys[guess] & key_mask);
+        }
         new_to_old[j] = (uint32_t)partner;
         chain[partner] = DC_PAIRED | (uint32_t)j;
+        paired++;
         guess = partner + 1;
         given_up = 0;
+    }
+    for (; guess < m; guess++) {
+        chain[guess] = DC_UNIQUE;
+        if (paired > 0) dc_filter_add(mt, old_keys[guess] & key_mask); /* else pass 1d has nothing to check */
+    }
+    dc_filter_flush(mt);
+    mt->paired_in_sequence = paired;
+    mt->old_unpaired = (m - prefix) - paired;
+    return DC_OK;
+}
+
+/* pass 1d: unpairs the pairs of every identity that also has a row pass 1c left unpaired:
+ * those whose key is in the filter of unpaired rows' keys. A false hit only sends a pair
+ * to the table, which pairs it again. */
+static void dc_check_sequence_pairs(dc_matcher_t *mt) {
+    const size_t n = mt->n;
+    const size_t new_unpaired = (n - mt->prefix) - mt->paired_in_sequence;
+    if (mt->paired_in_sequence == 0 || mt->old_unpaired + new_unpaired == 0) return;
+    uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
+    size_t undone = 0;
+    for (size_t j = mt->prefix; j < n; j++) {
+        const uint32_t partner = new_to_old[j];
+        // Branch-free up to the rare hit: which rows are paired follows no pattern.
+        if (!(dc_filter_has(mt, dc_masked_key(&mt->new_view, j)) & (partner != DC_UNPAIRED))) continue;
+        new_to_old[j] = DC_UNPAIRED;
+        chain[partner] = DC_UNIQUE;
+        dc_bit_set(mt->for_table, j);
+        undone++;
+    }
+    mt->paired_in_sequence -= undone;
+    mt->old_unpaired += undone;
+}
+
+/* Walks the unpaired old rows after the prefix from the last to the first, 64 rows of the
+ * chain at a time: which rows are paired follows no pattern, so a branch per row would
+ * mostly be mispredicted. */
+typedef struct dc_unpaired_cursor {
+    const uint32_t *chain;
+    size_t prefix;
+    size_t start, end; /* the rows of `bits`: [start, end) */
+    uint64_t bits;     /* bit k: row start + k is unpaired and not yet visited */
+} dc_unpaired_cursor_t;
+
+static inline size_t dc_unpaired_previous(dc_unpaired_cursor_t *cursor) {
+    while (cursor->bits == 0) {
+        if (cursor->start == cursor->prefix) return SIZE_MAX;
+        cursor->end = cursor->start;
+        cursor->start = cursor->end - cursor->prefix > 64 ? cursor->end - 64 : cursor->prefix;
+        uint64_t bits = 0;
+        for (size_t k = 0; k < cursor->end - cursor->start; k++) {
+            bits |= (uint64_t)((cursor->chain[cursor->start + k] & DC_PAIRED) == 0) << k;
+        }
+        cursor->bits = bits;
+    }
+    const unsigned top = 63u - (unsigned)__builtin_clzll(cursor->bits);
+    cursor->bits &= ~(UINT64_C(1) << top);
+    return cursor->start + top;
+}
+
+/* The table of passes 1e and 1f holds each slot's key beside its row, so that neither pass
+ * reads an old row's key or chain entry at random to verify or pair a unique identity:
+ * the slot says whether the identity has several old occurrences (then the chain lists
+ * them) and whether its only one is taken. */
+typedef struct dc_wide_slot {
+    uint64_t key;   /* the masked key */
+    uint32_t field; /* row index + 1; 0: empty */
+    uint32_t flags; /* DC_SLOT_SEVERAL, DC_SLOT_TAKEN */
+} dc_wide_slot_t;
+_Static_assert(sizeof(dc_wide_slot_t) == 16, "four slots a cache line");
+#define DC_SLOT_SEVERAL UINT32_C(1)
+#define DC_SLOT_TAKEN UINT32_C(2)
+
+/* Finds the slot of row `row` of `view` (home `position`), or the empty slot where it would
+ * go; SIZE_MAX once the verifier is over its budget. */
+static inline size_t dc_wide_find(const dc_wide_slot_t *table, size_t capacity, const dc_key_view_t *owner,
+                                  const dc_key_view_t *view, size_t row, uint64_t masked_key, size_t position,
+                                  dc_verifier_t *verifier, bool *found) {
+    for (;;) {
+        if (dc_over_budget(verifier)) return SIZE_MAX;
+        const dc_wide_slot_t *slot = &table[position];
+        if (slot->field == 0) {
+            *found = false;
+            return position;
+        }
+        if (slot->key == masked_key) {
+            bool same = verifier->equal == NULL
+                || verifier->equal(verifier->context, owner->side, dc_field_index(slot->field), view->side, row);
+            verifier->failed += !same;
+            if (same) {
+                *found = true;
+                return position;
+            }
+        }
+        position = (position + 1) & (capacity - 1);
+    }
+}
+
+/* pass 1e: indexes the unpaired old rows by identity, last to first, so that each slot
+ * ends up at the first occurrence and `chain` links occurrences in old order. Each row's
+ * slot is prefetched DC_PREFETCH_DISTANCE unpaired rows ahead, its home kept in a ring
+ * until the row is inserted. */
+static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
+    mt->capacity = dc_table_capacity(mt->old_unpaired); /* the region holds the capacity for all old rows */
+    mt->shift = dc_table_shift(mt->capacity);
+    const unsigned shift = mt->shift;
+    const size_t capacity = mt->capacity;
+    dc_wide_slot_t *table = (dc_wide_slot_t *)mt->region;
+    uint32_t *chain = mt->chain;
+    memset(table, 0, capacity * sizeof *table);
+    struct { size_t row; size_t home; } ahead[DC_PREFETCH_DISTANCE];
+    dc_unpaired_cursor_t lead = { chain, mt->prefix, mt->m, mt->m, 0 };
+    size_t queued = 0, inserted = 0;
+    for (;;) {
+        while (queued - inserted < DC_PREFETCH_DISTANCE) {
+            const size_t row = dc_unpaired_previous(&lead);
+            if (row == SIZE_MAX) break;
+            const size_t home = (size_t)(dc_place(dc_masked_key(&mt->old_view, row), &mt->placement) >> shift);
+            __builtin_prefetch(&table[home], 1, 3);
+            ahead[queued % DC_PREFETCH_DISTANCE].row = row;
+            ahead[queued % DC_PREFETCH_DISTANCE].home = home;
+            queued++;
+        }
+        if (inserted == queued) break;
+        const size_t i = ahead[inserted % DC_PREFETCH_DISTANCE].row;
+        const size_t home = ahead[inserted % DC_PREFETCH_DISTANCE].home;
+        inserted++;
+        const uint64_t key = dc_masked_key(&mt->old_view, i);
+        bool found;
+        size_t position = dc_wide_find(table, capacity, &mt->old_view, &mt->old_view, i, key, home, &mt->verifier, &found);
+        if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
+        dc_wide_slot_t *slot = &table[position];
+        if (found) {
+            size_t next = dc_field_index(slot->field);
+            if (chain[next] == DC_UNIQUE) chain[next] = DC_LAST_OF_SEVERAL;
+            chain[i] = (uint32_t)next;
+            slot->flags = DC_SLOT_SEVERAL;
+        } else {
+            chain[i] = DC_UNIQUE;
+            slot->key = key;
+        }
+        slot->field = dc_index_field(i);
     }
     return DC_OK;
 }
 
-/* pass 1d: the marked rows, in new order, through the table; each slot names the
- * first unpaired occurrence of its identity, moving down the chain as they pair. */
+/* pass 1f: the unpaired new rows, in new order, through the table; each slot names the
+ * first unpaired occurrence of its identity, moving down the chain as they pair. After
+ * pass 1d no identity in the table has a pair outside it, so this is the occurrence rule. */
 static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
-    const size_t n = mt->n;
     const unsigned shift = mt->shift;
     const size_t capacity = mt->capacity;
-    uint64_t *table = mt->table;
+    dc_wide_slot_t *table = (dc_wide_slot_t *)mt->region;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
-    uint64_t *for_table = dc_moved(mt->ws);
-    dc_bit_cursor_t rows = dc_bit_cursor(for_table, n), ahead = rows;
+    dc_bit_cursor_t rows = dc_bit_cursor(mt->for_table, mt->n), ahead = rows;
     size_t prefetched = 0;
     for (size_t j = dc_bit_next(&rows); j != SIZE_MAX; j = dc_bit_next(&rows)) {
         for (; prefetched < DC_PREFETCH_DISTANCE; prefetched++) {
             size_t later = dc_bit_next(&ahead);
             if (later == SIZE_MAX) break;
-            dc_table_prefetch(table, &mt->new_view, later, shift, &mt->placement);
+            __builtin_prefetch(&table[dc_place(dc_masked_key(&mt->new_view, later), &mt->placement) >> shift], 1, 3);
         }
         if (prefetched > 0) prefetched--;
+        const uint64_t key = dc_masked_key(&mt->new_view, j);
+        const size_t home = (size_t)(dc_place(key, &mt->placement) >> shift);
         bool found;
-        size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j,
-                                        dc_probe_for(&mt->new_view, j, shift, &mt->placement), &mt->verifier, &found);
+        size_t position = dc_wide_find(table, capacity, &mt->old_view, &mt->new_view, j, key, home, &mt->verifier, &found);
         if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
         if (!found) continue;
-        size_t first = dc_field_index(dc_slot_field(table[position]));
-        uint32_t entry = chain[first];
-        if (entry & DC_PAIRED) {
-            // Taken: either the last occurrence, by an earlier new row (nothing left for
-            // this one), or a unique row taken in the first half by a later new row of the
-            // same identity, which gives it up to this one (the first of its identity).
-            size_t taker = entry & ~DC_PAIRED;
-            if (taker < j) continue;
-            new_to_old[taker] = DC_UNPAIRED;
-        } else if (entry < DC_LAST_OF_SEVERAL) {
-            table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(entry));
+        dc_wide_slot_t *slot = &table[position];
+        if (slot->flags & DC_SLOT_TAKEN) continue;
+        const size_t first = dc_field_index(slot->field);
+        if (slot->flags & DC_SLOT_SEVERAL) {
+            const uint32_t entry = chain[first];
+            if (entry & DC_PAIRED) continue; /* the last occurrence, taken by an earlier new row */
+            // At the last occurrence the slot stays (it still names the identity for
+            // verifying later probes) and the chain entry says it is taken.
+            if (entry < DC_LAST_OF_SEVERAL) slot->field = dc_index_field(entry);
+        } else {
+            slot->flags = DC_SLOT_TAKEN;
         }
-        // At the last occurrence the slot stays (it still names the identity for verifying
-        // later probes) and the chain entry says it is taken.
         new_to_old[j] = (uint32_t)first;
         chain[first] = DC_PAIRED | (uint32_t)j;
     }
-    memset(for_table, 0, dc_bitmap_words(n) * 8);
     return DC_OK;
 }
 
-/* pass 1e: the chain already names each paired old row's partner; it becomes the
+/* pass 1g: the chain already names each paired old row's partner; it becomes the
  * inverse pairing in place, in one sequential pass. */
 static void dc_invert_chain(dc_matcher_t *mt) {
     const size_t m = mt->m, prefix = mt->prefix;
     uint32_t *chain = mt->chain, *old_to_new = chain;
     for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
-    const bool chained = dc_chained(mt); /* else pass 1b left the chain unset */
+    const bool chained = dc_chained(mt); /* else pass 1c left the chain unset */
     size_t paired = prefix;
     for (size_t i = prefix; i < m; i++) {
         const uint32_t entry = chained ? chain[i] : 0;
@@ -265,6 +509,23 @@ static void dc_invert_chain(dc_matcher_t *mt) {
         paired += taken;
     }
     mt->ws->paired = paired;
+}
+
+/* Passes 1b-1f, over the rows after the prefix. */
+static dc_status_t dc_pair_rest(dc_matcher_t *mt) {
+    dc_status_t status;
+    if (!dc_chained(mt)) {
+        for (size_t j = mt->prefix; j < mt->n; j++) mt->new_to_old[j] = DC_UNPAIRED;
+        return DC_OK;
+    }
+    dc_start_filter(mt);
+    if ((status = dc_pair_in_sequence(mt)) != DC_OK) return status;        /* 1b, 1c */
+    dc_check_sequence_pairs(mt);                                           /* 1d */
+    if (mt->old_unpaired > 0) {
+        if ((status = dc_index_unpaired_old_rows(mt)) != DC_OK) return status; /* 1e */
+        if ((status = dc_pair_through_table(mt)) != DC_OK) return status;      /* 1f */
+    }
+    return DC_OK;
 }
 
 dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_input_t *input) {
@@ -287,18 +548,17 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     const uint64_t mask = dc_key_mask(key_bits);
     dc_matcher_t mt = {
         .ws = ws, .m = m, .n = n, .chain = dc_old_to_new(ws), .new_to_old = dc_pairing(ws),
+        .for_table = dc_moved(ws), /* zero here; cleared again before the moves pass */
         .old_view = { input->old_keys, mask, DC_SIDE_OLD }, .new_view = { input->new_keys, mask, DC_SIDE_NEW },
         .verifier = { input->identity_equal, input->context, input->collision_budget, 0 },
         .placement = dc_placement_from_seed(input->placement_seed),
+        .region = dc_table(ws), .region_slots = ws->table_capacity,
     };
     dc_pair_prefix(&mt);                                       /* 1a */
-    mt.capacity = dc_table_capacity(m - mt.prefix);            /* never above the size query's */
-    mt.shift = dc_table_shift(mt.capacity);
-    mt.table = dc_table(ws);
-    if ((status = dc_index_old_rows(&mt)) != DC_OK) return status;      /* 1b */
-    if ((status = dc_pair_in_sequence(&mt)) != DC_OK) return status;    /* 1c */
-    if ((status = dc_pair_through_table(&mt)) != DC_OK) return status;  /* 1d */
-    dc_invert_chain(&mt);                                      /* 1e */
+    status = dc_pair_rest(&mt);                                /* 1b-1f */
+    memset(mt.for_table, 0, dc_bitmap_words(n) * 8);
+    if (status != DC_OK) return status;
+    dc_invert_chain(&mt);                                      /* 1g */
     dc_check_matched(ws, input, mask);
     ws->state = DC_STATE_MATCHED;
     return DC_OK;
