@@ -1,6 +1,7 @@
 /* Carried identity keys: a stateful differ keeps the set of its last snapshot's identity
- * keys, so that the next diff pairs rows without indexing the old ones (pass 1b, the
- * costliest part of a diff whose rows mostly stay). dc_match_carried() reads as its table
+ * keys, so that the next diff pairs rows without indexing any old row, and without
+ * dc_match()'s check of the pairs its sequence made (pass 1d): the set says which
+ * identities occur once. dc_match_carried() reads as its table
  * of contents, as dc_match() does. */
 #include <string.h>
 

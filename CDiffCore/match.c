@@ -39,6 +39,7 @@ _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the c
  * in a row it looks each row up among the anchors instead. */
 #define DC_SCAN_AHEAD 64
 #define DC_ANCHORS_AFTER 32
+#define DC_ANCHOR_TRIES 128
 
 /* Every DC_ANCHOR_SPACING-th old row is an anchor: indexed (only when the sequence first
  * breaks for long) so that pass 1c can find where it went on. Any run of that many old
@@ -110,23 +111,29 @@ static void dc_pair_prefix(dc_matcher_t *mt) {
 /* The filter of pass 1d, set for every row pass 1c leaves unpaired, as it leaves it: two
  * bits of one 64-bit word per key (a blocked Bloom filter), so that adding and testing a
  * key touch one word, and the filter stays small enough to stay in cache while the
- * passes stream the rows past it. */
-static inline uint64_t dc_filter_bits(uint64_t placed) {
-    return (UINT64_C(1) << (placed & 63)) | (UINT64_C(1) << ((placed >> 6) & 63));
+ * passes stream the rows past it. Pass 1d tests every row, so a key is mixed with one
+ * multiply by the placement secret: a crafted key can only make the filter hit, and a
+ * hit sends a pair to the table, which places keys securely. */
+static inline uint64_t dc_filter_mix(const dc_matcher_t *mt, uint64_t masked_key) {
+    return (masked_key ^ mt->placement.first) * mt->placement.second;
+}
+
+static inline uint64_t dc_filter_bits(uint64_t mixed) {
+    return (UINT64_C(1) << ((mixed >> 20) & 63)) | (UINT64_C(1) << ((mixed >> 26) & 63));
 }
 
 /* Adds go through a small ring: each word is prefetched when its key is added and set
  * DC_FILTER_DELAY adds later, so that pass 1c does not wait for it. */
-static inline void dc_filter_set(dc_matcher_t *mt, uint64_t placed) {
-    mt->filter[placed >> mt->filter_shift] |= dc_filter_bits(placed);
+static inline void dc_filter_set(dc_matcher_t *mt, uint64_t mixed) {
+    mt->filter[mixed >> mt->filter_shift] |= dc_filter_bits(mixed);
 }
 
 static inline void dc_filter_add(dc_matcher_t *mt, uint64_t masked_key) {
-    const uint64_t placed = dc_place(masked_key, &mt->placement);
-    __builtin_prefetch(&mt->filter[placed >> mt->filter_shift], 1);
+    const uint64_t mixed = dc_filter_mix(mt, masked_key);
+    __builtin_prefetch(&mt->filter[mixed >> mt->filter_shift], 1);
     uint64_t *pending = &mt->filter_pending[mt->filter_adds++ % DC_FILTER_DELAY];
     if (mt->filter_adds > DC_FILTER_DELAY) dc_filter_set(mt, *pending);
-    *pending = placed;
+    *pending = mixed;
 }
 
 /* Sets the words of the adds still in the ring. */
@@ -137,8 +144,8 @@ static void dc_filter_flush(dc_matcher_t *mt) {
 }
 
 static inline bool dc_filter_has(const dc_matcher_t *mt, uint64_t masked_key) {
-    const uint64_t placed = dc_place(masked_key, &mt->placement), bits = dc_filter_bits(placed);
-    return (mt->filter[placed >> mt->filter_shift] & bits) == bits;
+    const uint64_t mixed = dc_filter_mix(mt, masked_key), bits = dc_filter_bits(mixed);
+    return (mt->filter[mixed >> mt->filter_shift] & bits) == bits;
 }
 
 /* Lays the filter out in the second half of the table region (the anchors take at most the
@@ -227,7 +234,7 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
     const uint64_t *const old_keys = mt->old_view.keys, *const new_keys = mt->new_view.keys;
     const uint64_t key_mask = mt->new_view.mask;
     size_t guess = prefix; /* old rows before it are decided: paired, or passed over */
-    size_t given_up = 0, paired = 0;
+    size_t given_up = 0, paired = 0, anchor_stride = 1, anchor_tries = 0;
     const bool verified = mt->verifier.equal != NULL;
     enum { block = 16 };
     size_t rows_before_block = 0, block_wait = block;
@@ -267,14 +274,18 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
                     break;
                 }
             }
-            if (dc_over_budget(&mt->verifier)) return DC_ERR_TOO_MANY_COLLISIONS;
+            if (verified && dc_over_budget(&mt->verifier)) return DC_ERR_TOO_MANY_COLLISIONS;
             if (partner == SIZE_MAX && given_up >= DC_RESYNC_AFTER) {
                 size_t candidate = SIZE_MAX;
                 if (given_up < DC_ANCHORS_AFTER) {
                     // Most breaks are a few more old rows gone: look a little further
                     // ahead, once each time the run of rows given up doubles.
                     if ((given_up & (given_up - 1)) == 0) candidate = dc_scan_ahead(mt, window_end, j, key);
-                } else {
+                } else if ((given_up - DC_ANCHORS_AFTER) % anchor_stride == 0) {
+                    // While the lookups find nothing (the new rows are new, or from behind),
+                    // look up fewer rows: every 3rd, 7th, 15th ... row after each
+                    // DC_ANCHOR_TRIES lookups in vain (odd strides meet every anchor).
+                    if (++anchor_tries % DC_ANCHOR_TRIES == 0) anchor_stride = 2 * anchor_stride + 1;
                     if (mt->anchor_capacity == 0) {
                         dc_status_t status = dc_index_anchors(mt, guess);
                         if (status != DC_OK) return status;
@@ -295,10 +306,19 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
         }
         if (partner == SIZE_MAX) {
             dc_bit_set(for_table, j);
-            dc_filter_add(mt, new_keys[j] & key_mask);
+            if (paired > 0) dc_filter_add(mt, new_keys[j] & key_mask); /* else when the first pair is made */
             given_up++;
             continue;
         }
+        if (paired == 0) {
+            // The first pair: only now can a row given up conflict with one.
+            dc_bit_cursor_t earlier = dc_bit_cursor(for_table, j);
+            for (size_t row = dc_bit_next(&earlier); row != SIZE_MAX; row = dc_bit_next(&earlier)) {
+                dc_filter_add(mt, new_keys[row] & key_mask);
+            }
+        }
+        anchor_stride = 1;
+        anchor_tries = 0;
         for (; guess < partner; guess++) { /* passed over: unpaired */
             chain[guess] = DC_UNIQUE;
             dc_filter_add(mt, old_keys[guess] & key_mask);

@@ -8,8 +8,10 @@
  *
  * A diff runs as four passes over one workspace (match.c, finish.c, moves.c, read.c):
  *   pass 1  dc_match()                  pair old and new rows by identity (k-th occurrence):
- *                                       1a common prefix, 1b index old rows, 1c pair rows in
- *                                       sequence, 1d pair the rest through the table, 1e invert;
+ *                                       1a common prefix, 1c pair rows in sequence (1b anchors
+ *                                       where it breaks), 1d undo pairs of identities with rows
+ *                                       left over, 1e index the old rows left over, 1f pair the
+ *                                       rest through that table, 1g invert;
  *   pass 2  dc_mark_updates_by_hash()   and/or dc_mark_updated(): flag paired rows whose content differs;
  *   pass 3  dc_finish()                 compute moves for a move mode and count the results;
  *   pass 4  dc_read()                   copy deletions, insertions, updates and moves out.

@@ -165,6 +165,71 @@ import Testing
         }
     }
 
+    /// Pass 1 pairs rows in sequence before it indexes anything, and indexes only the rows
+    /// left over. These shapes break the sequence in each way it handles — a long deleted
+    /// range (found again through the anchors), a block moved from the end to the front (a
+    /// jump it must refuse), long runs of new rows, everything new, everything reversed —
+    /// with repeated identities sprinkled over both sides, and each must pair as the
+    /// occurrence rule says: with exact keys, with 3-bit keys (every pair verified), and
+    /// through the flat-keys API.
+    @Test(arguments: [0, 3])
+    func sequenceBreaksMatchTheReference(weakenedBits: Int) {
+        var generator = SeededGenerator(seed: 0x5E0_0001 &+ UInt64(weakenedBits))
+        for shape in 0..<6 {
+            for repeats in [false, true] {
+                let count = Int.random(in: 1_500...2_500, using: &generator)
+                var old = (0..<count).map { TestRow(id: $0, content: 0) }
+                var new: [TestRow]
+                switch shape {
+                case 0: // a long deleted range, then rows in order with a few changes
+                    let start = Int.random(in: 0..<count / 3, using: &generator)
+                    new = Array(old[..<start] + old[(start + count / 4)...])
+                case 1: // a block moved from the end to the front
+                    new = Array(old[(count - 300)...] + old[..<(count - 300)])
+                case 2: // long runs of new rows
+                    new = old
+                    for run in 0..<8 {
+                        let fresh = (0..<Int.random(in: 33...200, using: &generator)).map { TestRow(id: 10_000 * (run + 1) + $0, content: 0) }
+                        new.insert(contentsOf: fresh, at: Int.random(in: 0...new.count, using: &generator))
+                    }
+                case 3: // everything new
+                    new = (0..<count).map { TestRow(id: 1_000_000 + $0, content: 0) }
+                case 4: // reversed
+                    new = old.reversed()
+                default: // scattered churn: 10% deleted, 10% inserted, 2% moved
+                    new = old.filter { _ in Int.random(in: 0..<10, using: &generator) != 0 }
+                    for extra in 0..<count / 10 {
+                        new.insert(TestRow(id: 2_000_000 + extra, content: 0), at: Int.random(in: 0...new.count, using: &generator))
+                    }
+                    for _ in 0..<count / 50 {
+                        let row = new.remove(at: Int.random(in: 0..<new.count, using: &generator))
+                        new.insert(row, at: Int.random(in: 0...new.count, using: &generator))
+                    }
+                }
+                for index in new.indices where Int.random(in: 0..<20, using: &generator) == 0 { new[index].content = 1 }
+                if repeats {
+                    // Repeated identities on both sides, some of them among rows in order.
+                    for _ in 0..<count / 40 {
+                        old[Int.random(in: 0..<old.count, using: &generator)].id = Int.random(in: 0..<count, using: &generator)
+                        if !new.isEmpty {
+                            new[Int.random(in: 0..<new.count, using: &generator)].id = Int.random(in: 0..<count, using: &generator)
+                        }
+                    }
+                }
+                var options = DiffOptions()
+                options.weakenedIdentityHashBits = weakenedBits
+                var problems = checkChangeset(try! diff(old, new, options: options), old: old, new: new, mode: .minimal)
+                if weakenedBits == 0 {
+                    let flat = diff(oldKeys: old.map { $0.id.stableHash }, newKeys: new.map { $0.id.stableHash },
+                                    oldContentHashes: old.map { $0.content.stableHash },
+                                    newContentHashes: new.map { $0.content.stableHash })
+                    problems += checkChangeset(flat, old: old, new: new, mode: .minimal)
+                }
+                #expect(problems.isEmpty, "shape \(shape), repeats \(repeats): \(problems.prefix(3).map { $0.prefix(300) })")
+            }
+        }
+    }
+
     /// Which of `values` lie on the core's longest increasing subsequence.
     static func longestIncreasing(_ values: [UInt32]) -> [Bool] {
         let size = dc_lis_workspace_size(values.count)
