@@ -66,9 +66,8 @@ typedef struct dc_matcher {
     size_t prefix;            /* set by pass 1a */
     size_t paired_in_sequence; /* pairs pass 1c made, then those pass 1d kept */
     size_t old_unpaired;      /* old rows after the prefix that pass 1c or 1d left unpaired */
-    /* The table region: the anchors' table (pass 1c) in the first half of its first
-     * region_slots words and the filter (1c, 1d) in the second, then the table of the
-     * unpaired old rows (1e, 1f), 16-byte slots over up to twice as many words. */
+    /* The table region: the anchors' table (pass 1c) in its first half and the filter
+     * (1c, 1d) in its second, then the identity table of the unpaired old rows (1e, 1f). */
     uint64_t *region;
     size_t region_slots;
     size_t anchor_capacity;   /* 0 until pass 1c first needs the anchors */
@@ -387,88 +386,47 @@ static inline size_t dc_unpaired_previous(dc_unpaired_cursor_t *cursor) {
     return cursor->start + top;
 }
 
-/* The table of passes 1e and 1f holds each slot's key beside its row, so that neither pass
- * reads an old row's key or chain entry at random to verify or pair a unique identity:
- * the slot says whether the identity has several old occurrences (then the chain lists
- * them) and whether its only one is taken. */
-typedef struct dc_wide_slot {
-    uint64_t key;   /* the masked key */
-    uint32_t field; /* row index + 1; 0: empty */
-    uint32_t flags; /* DC_SLOT_SEVERAL, DC_SLOT_TAKEN */
-} dc_wide_slot_t;
-_Static_assert(sizeof(dc_wide_slot_t) == 16, "four slots a cache line");
-#define DC_SLOT_SEVERAL UINT32_C(1)
-#define DC_SLOT_TAKEN UINT32_C(2)
-
-/* Finds the slot of row `row` of `view` (home `position`), or the empty slot where it would
- * go; SIZE_MAX once the verifier is over its budget. */
-static inline size_t dc_wide_find(const dc_wide_slot_t *table, size_t capacity, const dc_key_view_t *owner,
-                                  const dc_key_view_t *view, size_t row, uint64_t masked_key, size_t position,
-                                  dc_verifier_t *verifier, bool *found) {
-    for (;;) {
-        if (dc_over_budget(verifier)) return SIZE_MAX;
-        const dc_wide_slot_t *slot = &table[position];
-        if (slot->field == 0) {
-            *found = false;
-            return position;
-        }
-        if (slot->key == masked_key) {
-            bool same = verifier->equal == NULL
-                || verifier->equal(verifier->context, owner->side, dc_field_index(slot->field), view->side, row);
-            verifier->failed += !same;
-            if (same) {
-                *found = true;
-                return position;
-            }
-        }
-        position = (position + 1) & (capacity - 1);
-    }
-}
-
 /* pass 1e: indexes the unpaired old rows by identity, last to first, so that each slot
  * ends up at the first occurrence and `chain` links occurrences in old order. Each row's
- * slot is prefetched DC_PREFETCH_DISTANCE unpaired rows ahead, its home kept in a ring
- * until the row is inserted. */
+ * slot is prefetched DC_PREFETCH_DISTANCE unpaired rows ahead, its placement kept in a
+ * ring until the row is inserted. */
 static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
-    mt->capacity = dc_table_capacity(mt->old_unpaired); /* the region holds the capacity for all old rows */
+    mt->capacity = dc_table_capacity(mt->old_unpaired); /* never above the region's */
     mt->shift = dc_table_shift(mt->capacity);
     const unsigned shift = mt->shift;
     const size_t capacity = mt->capacity;
-    dc_wide_slot_t *table = (dc_wide_slot_t *)mt->region;
+    uint64_t *table = mt->region;
     uint32_t *chain = mt->chain;
-    memset(table, 0, capacity * sizeof *table);
-    struct { size_t row; size_t home; } ahead[DC_PREFETCH_DISTANCE];
+    memset(table, 0, capacity * 8);
+    struct { size_t row; uint64_t placed; } ahead[DC_PREFETCH_DISTANCE];
     dc_unpaired_cursor_t lead = { chain, mt->prefix, mt->m, mt->m, 0 };
     size_t queued = 0, inserted = 0;
     for (;;) {
         while (queued - inserted < DC_PREFETCH_DISTANCE) {
             const size_t row = dc_unpaired_previous(&lead);
             if (row == SIZE_MAX) break;
-            const size_t home = (size_t)(dc_place(dc_masked_key(&mt->old_view, row), &mt->placement) >> shift);
-            __builtin_prefetch(&table[home], 1, 3);
+            const uint64_t placed = dc_place(dc_masked_key(&mt->old_view, row), &mt->placement);
+            __builtin_prefetch(&table[placed >> shift], 1, 3);
             ahead[queued % DC_PREFETCH_DISTANCE].row = row;
-            ahead[queued % DC_PREFETCH_DISTANCE].home = home;
+            ahead[queued % DC_PREFETCH_DISTANCE].placed = placed;
             queued++;
         }
         if (inserted == queued) break;
         const size_t i = ahead[inserted % DC_PREFETCH_DISTANCE].row;
-        const size_t home = ahead[inserted % DC_PREFETCH_DISTANCE].home;
+        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->old_view, i),
+                                                 ahead[inserted % DC_PREFETCH_DISTANCE].placed, shift);
         inserted++;
-        const uint64_t key = dc_masked_key(&mt->old_view, i);
         bool found;
-        size_t position = dc_wide_find(table, capacity, &mt->old_view, &mt->old_view, i, key, home, &mt->verifier, &found);
+        size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->old_view, i, probe, &mt->verifier, &found);
         if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
-        dc_wide_slot_t *slot = &table[position];
         if (found) {
-            size_t next = dc_field_index(slot->field);
+            size_t next = dc_field_index(dc_slot_field(table[position]));
             if (chain[next] == DC_UNIQUE) chain[next] = DC_LAST_OF_SEVERAL;
             chain[i] = (uint32_t)next;
-            slot->flags = DC_SLOT_SEVERAL;
         } else {
             chain[i] = DC_UNIQUE;
-            slot->key = key;
         }
-        slot->field = dc_index_field(i);
+        table[position] = dc_make_slot(probe.tag, dc_index_field(i));
     }
     return DC_OK;
 }
@@ -479,7 +437,7 @@ static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
 static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
     const unsigned shift = mt->shift;
     const size_t capacity = mt->capacity;
-    dc_wide_slot_t *table = (dc_wide_slot_t *)mt->region;
+    uint64_t *table = mt->region;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
     dc_bit_cursor_t rows = dc_bit_cursor(mt->for_table, mt->n), ahead = rows;
     size_t prefetched = 0;
@@ -490,24 +448,19 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
             __builtin_prefetch(&table[dc_place(dc_masked_key(&mt->new_view, later), &mt->placement) >> shift], 1, 3);
         }
         if (prefetched > 0) prefetched--;
-        const uint64_t key = dc_masked_key(&mt->new_view, j);
-        const size_t home = (size_t)(dc_place(key, &mt->placement) >> shift);
         bool found;
-        size_t position = dc_wide_find(table, capacity, &mt->old_view, &mt->new_view, j, key, home, &mt->verifier, &found);
+        size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j,
+                                        dc_probe_for(&mt->new_view, j, shift, &mt->placement), &mt->verifier, &found);
         if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
         if (!found) continue;
-        dc_wide_slot_t *slot = &table[position];
-        if (slot->flags & DC_SLOT_TAKEN) continue;
-        const size_t first = dc_field_index(slot->field);
-        if (slot->flags & DC_SLOT_SEVERAL) {
-            const uint32_t entry = chain[first];
-            if (entry & DC_PAIRED) continue; /* the last occurrence, taken by an earlier new row */
-            // At the last occurrence the slot stays (it still names the identity for
-            // verifying later probes) and the chain entry says it is taken.
-            if (entry < DC_LAST_OF_SEVERAL) slot->field = dc_index_field(entry);
-        } else {
-            slot->flags = DC_SLOT_TAKEN;
+        size_t first = dc_field_index(dc_slot_field(table[position]));
+        uint32_t entry = chain[first];
+        if (entry & DC_PAIRED) continue; /* the last occurrence, taken by an earlier new row */
+        if (entry < DC_LAST_OF_SEVERAL) {
+            table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(entry));
         }
+        // At the last occurrence the slot stays (it still names the identity for verifying
+        // later probes) and the chain entry says it is taken.
         new_to_old[j] = (uint32_t)first;
         chain[first] = DC_PAIRED | (uint32_t)j;
     }

@@ -22,12 +22,11 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     regions.table_capacity = capacity;
     if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
     regions.table_offset = total;
-    /* The match keeps its tables here, the widest with 16-byte slots (match.c); after it, the
-     * moves pass reuses the region for its runs, pile tops and fences (a little over 16
-     * bytes an old row); size it for whichever is larger. */
+    /* After matching, the moves pass reuses this region for its runs, pile tops and fences
+     * (a little over 16 bytes an old row); size it for whichever is larger. */
     size_t moves_bytes = old_count * 16 + (dc_fence_count(old_count) + dc_fence_count(dc_fence_count(old_count))) * 4;
-    size_t table_bytes = capacity * 16 > moves_bytes ? capacity * 16 : moves_bytes;
-    if (capacity > SIZE_MAX / 16 || !dc_add_region(&total, table_bytes)) return 0;
+    size_t table_bytes = capacity * 8 > moves_bytes ? capacity * 8 : moves_bytes;
+    if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, table_bytes)) return 0;
     regions.old_to_new_offset = total;
     if (!dc_add_region(&total, old_count * 4)) return 0;
     regions.new_to_old_offset = total;

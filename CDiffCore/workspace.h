@@ -17,10 +17,10 @@ typedef struct dc_workspace {
     size_t new_count;
     size_t prefix_length;    /* rows 0 ..< prefix_length are paired with themselves */
     size_t paired;           /* pairs kept so far */
-    size_t table_capacity;   /* the size query's table capacity for old_count */
+    size_t table_capacity;   /* slots available (the size query's capacity for old_count) */
     dc_counts_t counts;      /* valid once finished */
     /* Region offsets from the start of the workspace. */
-    size_t table_offset;     /* 16 * table_capacity bytes or more: the match's tables, then scratch for moves */
+    size_t table_offset;     /* uint64_t[table_capacity]; after matching, scratch for moves */
     size_t old_to_new_offset; /* uint32_t[old_count]; the occurrence chain while matching */
     size_t new_to_old_offset; /* uint32_t[new_count] */
     size_t updated_offset;   /* uint64_t bitmap over new rows */
