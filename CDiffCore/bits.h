@@ -5,6 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* For a function compiled once per value of a constant argument, so that each copy tests
+ * nothing it does not need. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define DC_ALWAYS_INLINE inline
+#endif
+
 /* The 128-bit product of a and b, its low half xor its high half: one folded multiply. */
 static inline uint64_t dc_fold_multiply(uint64_t a, uint64_t b) {
 #ifdef __SIZEOF_INT128__

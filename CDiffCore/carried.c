@@ -235,13 +235,8 @@ static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows
 
 static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
 
-/* The walk is compiled twice, for keys and for rows, so the keys' walk tests nothing it
- * does not need. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DC_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define DC_ALWAYS_INLINE inline
-#endif
+/* The walk is compiled twice (DC_ALWAYS_INLINE), for keys and for rows, so the keys' walk
+ * tests nothing it does not need. */
 
 /* step 1: the common prefix, then each new row in order against the old rows where the
  * sequence is expected to continue. A row found nowhere near waits for step 2, which

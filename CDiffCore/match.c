@@ -226,15 +226,15 @@ static inline size_t dc_scan_ahead(dc_matcher_t *mt, size_t from, size_t j, uint
  * ahead to what it finds if the next new row continues from there and it would pass over
  * at most half the old rows left (a block moved from the end to the front is not where
  * the rest went). Sequential reads only, but for the anchors. */
-static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
+static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, const bool exact) {
     const size_t m = mt->m, n = mt->n, prefix = mt->prefix;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
     uint64_t *for_table = mt->for_table; /* zero here */
     const uint64_t *const old_keys = mt->old_view.keys, *const new_keys = mt->new_view.keys;
-    const uint64_t key_mask = mt->new_view.mask;
+    const uint64_t key_mask = exact ? UINT64_MAX : mt->new_view.mask;
     size_t guess = prefix; /* old rows before it are decided: paired, or passed over */
     size_t given_up = 0, paired = 0, anchor_stride = 1, anchor_tries = 0;
-    const bool verified = mt->verifier.equal != NULL;
+    const bool verified = !exact && mt->verifier.equal != NULL;
     enum { block = 16 };
     size_t rows_before_block = 0, block_wait = block;
     for (size_t j = prefix; j < n; j++) {
@@ -268,7 +268,7 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
             const size_t window_end = m - guess > DC_WINDOW ? guess + DC_WINDOW : m;
             for (size_t i = guess; i < window_end; i++) {
                 if ((old_keys[i] & key_mask) == key
-                    && dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) {
+                    && (exact || dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier))) {
                     partner = i;
                     break;
                 }
@@ -336,6 +336,12 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
     mt->paired_in_sequence = paired;
     mt->old_unpaired = (m - prefix) - paired;
     return DC_OK;
+}
+
+/* Pass 1c compiled twice: exact keys (all 64 bits, no verification) test nothing else. */
+static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
+    if (mt->verifier.equal == NULL && mt->new_view.mask == UINT64_MAX) return dc_pair_in_sequence_as(mt, true);
+    return dc_pair_in_sequence_as(mt, false);
 }
 
 /* pass 1d: unpairs the pairs of every identity that also has a row pass 1c left unpaired:
