@@ -445,20 +445,46 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
     const size_t capacity = mt->capacity;
     uint64_t *table = mt->region;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
-    dc_bit_cursor_t rows = dc_bit_cursor(mt->for_table, mt->n), ahead = rows;
-    size_t prefetched = 0;
-    for (size_t j = dc_bit_next(&rows); j != SIZE_MAX; j = dc_bit_next(&rows)) {
-        for (; prefetched < DC_PREFETCH_DISTANCE; prefetched++) {
-            size_t later = dc_bit_next(&ahead);
-            if (later == SIZE_MAX) break;
-            __builtin_prefetch(&table[dc_place(dc_masked_key(&mt->new_view, later), &mt->placement) >> shift], 1, 3);
+    const uint64_t *const old_keys = mt->old_view.keys;
+    // In three stages: a row's slot is prefetched DC_PREFETCH_DISTANCE rows before it is
+    // paired; half as far ahead, its slot is in cache and the old row it names (its key, to
+    // verify, and its chain entry) is prefetched in turn — while at least one row in four
+    // finds its identity: the rows of an all-new list find none, and the early look at
+    // their slots would only wait. Each row's placement is computed once, in the first
+    // stage, and kept in a ring.
+    enum { far = DC_PREFETCH_DISTANCE, near = DC_PREFETCH_DISTANCE / 2 };
+    struct { size_t row; uint64_t placed; } ahead[far];
+    dc_bit_cursor_t rows = dc_bit_cursor(mt->for_table, mt->n);
+    size_t queued = 0, looked = 0, paired = 0, found_count = 0;
+    for (;;) {
+        while (queued - paired < far) {
+            const size_t row = dc_bit_next(&rows);
+            if (row == SIZE_MAX) break;
+            const uint64_t placed = dc_place(dc_masked_key(&mt->new_view, row), &mt->placement);
+            __builtin_prefetch(&table[placed >> shift], 1, 3);
+            ahead[queued % far].row = row;
+            ahead[queued % far].placed = placed;
+            queued++;
         }
-        if (prefetched > 0) prefetched--;
+        if (4 * found_count + 64 < paired) looked = queued; /* rows mostly new: no second stage */
+        for (; looked < queued && looked - paired < near; looked++) {
+            const uint64_t placed = ahead[looked % far].placed, slot = table[placed >> shift];
+            if (slot != 0 && dc_slot_tag(slot) == (uint32_t)placed) { /* most likely the identity's slot */
+                const size_t named = dc_field_index(dc_slot_field(slot));
+                __builtin_prefetch(&old_keys[named]);
+                __builtin_prefetch(&chain[named], 1);
+            }
+        }
+        if (paired == queued) break;
+        const size_t j = ahead[paired % far].row;
+        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->new_view, j),
+                                                 ahead[paired % far].placed, shift);
+        paired++;
         bool found;
-        size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j,
-                                        dc_probe_for(&mt->new_view, j, shift, &mt->placement), &mt->verifier, &found);
+        size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j, probe, &mt->verifier, &found);
         if (position == SIZE_MAX) return DC_ERR_TOO_MANY_COLLISIONS;
         if (!found) continue;
+        found_count++;
         size_t first = dc_field_index(dc_slot_field(table[position]));
         uint32_t entry = chain[first];
         if (entry & DC_PAIRED) continue; /* the last occurrence, taken by an earlier new row */
