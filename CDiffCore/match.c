@@ -392,10 +392,34 @@ static inline size_t dc_unpaired_previous(dc_unpaired_cursor_t *cursor) {
     return cursor->start + top;
 }
 
+/* Rows on their way through the table of passes 1e and 1f: each row's placement is
+ * computed once, when it joins the ring and its home slot is prefetched, and kept until
+ * the row's turn comes DC_PREFETCH_DISTANCE rows later. */
+typedef struct dc_placed_ring {
+    struct { size_t row; uint64_t placed; } entries[DC_PREFETCH_DISTANCE];
+    size_t added; /* rows that ever joined; row k of them is entries[k % DC_PREFETCH_DISTANCE] */
+} dc_placed_ring_t;
+
+static inline void dc_ring_add(dc_placed_ring_t *ring, const dc_matcher_t *mt, const dc_key_view_t *view,
+                               size_t row) {
+    const uint64_t placed = dc_place(dc_masked_key(view, row), &mt->placement);
+    __builtin_prefetch(&mt->region[placed >> mt->shift], 1, 3);
+    ring->entries[ring->added % DC_PREFETCH_DISTANCE].row = row;
+    ring->entries[ring->added % DC_PREFETCH_DISTANCE].placed = placed;
+    ring->added++;
+}
+
+static inline size_t dc_ring_row(const dc_placed_ring_t *ring, size_t k) {
+    return ring->entries[k % DC_PREFETCH_DISTANCE].row;
+}
+
+static inline uint64_t dc_ring_placed(const dc_placed_ring_t *ring, size_t k) {
+    return ring->entries[k % DC_PREFETCH_DISTANCE].placed;
+}
+
 /* pass 1e: indexes the unpaired old rows by identity, last to first, so that each slot
- * ends up at the first occurrence and `chain` links occurrences in old order. Each row's
- * slot is prefetched DC_PREFETCH_DISTANCE unpaired rows ahead, its placement kept in a
- * ring until the row is inserted. */
+ * ends up at the first occurrence and `chain` links occurrences in old order, through the
+ * ring of placements. */
 static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
     mt->capacity = dc_table_capacity(mt->old_unpaired); /* never above the region's */
     mt->shift = dc_table_shift(mt->capacity);
@@ -404,23 +428,18 @@ static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
     uint64_t *table = mt->region;
     uint32_t *chain = mt->chain;
     memset(table, 0, capacity * 8);
-    struct { size_t row; uint64_t placed; } ahead[DC_PREFETCH_DISTANCE];
+    dc_placed_ring_t ahead = { .added = 0 };
     dc_unpaired_cursor_t lead = { chain, mt->prefix, mt->m, mt->m, 0 };
-    size_t queued = 0, inserted = 0;
+    size_t inserted = 0;
     for (;;) {
-        while (queued - inserted < DC_PREFETCH_DISTANCE) {
+        while (ahead.added - inserted < DC_PREFETCH_DISTANCE) {
             const size_t row = dc_unpaired_previous(&lead);
             if (row == SIZE_MAX) break;
-            const uint64_t placed = dc_place(dc_masked_key(&mt->old_view, row), &mt->placement);
-            __builtin_prefetch(&table[placed >> shift], 1, 3);
-            ahead[queued % DC_PREFETCH_DISTANCE].row = row;
-            ahead[queued % DC_PREFETCH_DISTANCE].placed = placed;
-            queued++;
+            dc_ring_add(&ahead, mt, &mt->old_view, row);
         }
-        if (inserted == queued) break;
-        const size_t i = ahead[inserted % DC_PREFETCH_DISTANCE].row;
-        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->old_view, i),
-                                                 ahead[inserted % DC_PREFETCH_DISTANCE].placed, shift);
+        if (inserted == ahead.added) break;
+        const size_t i = dc_ring_row(&ahead, inserted);
+        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->old_view, i), dc_ring_placed(&ahead, inserted), shift);
         inserted++;
         bool found;
         size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->old_view, i, probe, &mt->verifier, &found);
@@ -450,35 +469,29 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
     // paired; half as far ahead, its slot is in cache and the old row it names (its key, to
     // verify, and its chain entry) is prefetched in turn — while at least one row in four
     // finds its identity: the rows of an all-new list find none, and the early look at
-    // their slots would only wait. Each row's placement is computed once, in the first
-    // stage, and kept in a ring.
-    enum { far = DC_PREFETCH_DISTANCE, near = DC_PREFETCH_DISTANCE / 2 };
-    struct { size_t row; uint64_t placed; } ahead[far];
+    // their slots would only wait. The ring of placements is the first stage.
+    enum { near = DC_PREFETCH_DISTANCE / 2 };
+    dc_placed_ring_t ahead = { .added = 0 };
     dc_bit_cursor_t rows = dc_bit_cursor(mt->for_table, mt->n);
-    size_t queued = 0, looked = 0, paired = 0, found_count = 0;
+    size_t looked = 0, paired = 0, found_count = 0;
     for (;;) {
-        while (queued - paired < far) {
+        while (ahead.added - paired < DC_PREFETCH_DISTANCE) {
             const size_t row = dc_bit_next(&rows);
             if (row == SIZE_MAX) break;
-            const uint64_t placed = dc_place(dc_masked_key(&mt->new_view, row), &mt->placement);
-            __builtin_prefetch(&table[placed >> shift], 1, 3);
-            ahead[queued % far].row = row;
-            ahead[queued % far].placed = placed;
-            queued++;
+            dc_ring_add(&ahead, mt, &mt->new_view, row);
         }
-        if (4 * found_count + 64 < paired) looked = queued; /* rows mostly new: no second stage */
-        for (; looked < queued && looked - paired < near; looked++) {
-            const uint64_t placed = ahead[looked % far].placed, slot = table[placed >> shift];
+        if (4 * found_count + 64 < paired) looked = ahead.added; /* rows mostly new: no second stage */
+        for (; looked < ahead.added && looked - paired < near; looked++) {
+            const uint64_t placed = dc_ring_placed(&ahead, looked), slot = table[placed >> shift];
             if (slot != 0 && dc_slot_tag(slot) == (uint32_t)placed) { /* most likely the identity's slot */
                 const size_t named = dc_field_index(dc_slot_field(slot));
                 __builtin_prefetch(&old_keys[named]);
                 __builtin_prefetch(&chain[named], 1);
             }
         }
-        if (paired == queued) break;
-        const size_t j = ahead[paired % far].row;
-        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->new_view, j),
-                                                 ahead[paired % far].placed, shift);
+        if (paired == ahead.added) break;
+        const size_t j = dc_ring_row(&ahead, paired);
+        const dc_probe_t probe = dc_probe_placed(dc_masked_key(&mt->new_view, j), dc_ring_placed(&ahead, paired), shift);
         paired++;
         bool found;
         size_t position = dc_table_find(table, capacity, &mt->old_view, &mt->new_view, j, probe, &mt->verifier, &found);
