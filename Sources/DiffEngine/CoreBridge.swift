@@ -98,6 +98,28 @@ private func _withEquality<R>(
     }
 }
 
+/// Bridges a row reader's Swift closures to the core's C callbacks (`dc_row_reader_t`).
+private final class _RowReaderBox {
+    let writeKeys: (UnsafeMutablePointer<UInt64>, Int, Int) -> Void
+    let contentsDiffer: (Int, Int, Int) -> UInt32
+    init(writeKeys: @escaping (UnsafeMutablePointer<UInt64>, Int, Int) -> Void,
+         contentsDiffer: @escaping (Int, Int, Int) -> UInt32) {
+        self.writeKeys = writeKeys
+        self.contentsDiffer = contentsDiffer
+    }
+}
+
+private let _writeKeysThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt64>?, Int, Int) -> Void = {
+    context, keys, from, to in
+    // Guaranteed by the caller for the whole match: no retain and release a call.
+    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.writeKeys(keys!, from, to) }
+}
+
+private let _contentsDifferThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int, Int) -> UInt32 = {
+    context, oldIndex, newIndex, count in
+    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.contentsDiffer(oldIndex, newIndex, count) }
+}
+
 /// Counts of one finished diff.
 @usableFromInline
 internal struct _CoreCounts {
@@ -437,6 +459,40 @@ extension _DiffWorkspace {
                                          newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
         }
         _check(status, "dc_match_carried_rows")
+        if matched {
+            oldCount = oldKeys.count
+            newCount = newKeys.count
+        }
+        return matched
+    }
+}
+
+extension _DiffWorkspace {
+    /// `matchCarriedRows` for rows the core reads through the caller: `writeKeys(keys, from,
+    /// to)` writes the exact identity keys of new rows `from..<to` to `keys[from..<to]`, and
+    /// `contentsDiffer(old, new, count)` sets bit k when old row `old + k` and new row
+    /// `new + k` differ in content (count ≤ 32). Each new row is read once, a chunk at a time,
+    /// while it is in cache. `newKeys` is written whatever the outcome; true when the
+    /// workspace holds the pairing and the updates.
+    @usableFromInline
+    func matchCarriedReading(
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys,
+        writeKeys: @escaping (UnsafeMutablePointer<UInt64>, Int, Int) -> Void,
+        contentsDiffer: @escaping (Int, Int, Int) -> UInt32
+    ) -> Bool {
+        precondition(carried.isUsable, "the carried keys cannot pair this diff")
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
+        let box = _RowReaderBox(writeKeys: writeKeys, contentsDiffer: contentsDiffer)
+        var matched = false
+        let status = withExtendedLifetime(box) {
+            var reader = dc_row_reader_t(context: Unmanaged.passUnretained(box).toOpaque(),
+                                         write_new_keys: _writeKeysThunk, contents_differ: _contentsDifferThunk)
+            return dc_match_carried_read(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                         newKeys.baseAddress, newKeys.count, &reader, carried.memory, &matched)
+        }
+        _check(status, "dc_match_carried_read")
         if matched {
             oldCount = oldKeys.count
             newCount = newKeys.count

@@ -207,6 +207,69 @@ import Testing
         #expect(dc_match_carried_rows(nil, 0, oldKeys, 3, &keys, 3, nil, nil, &matched) == DC_ERR_NULL_POINTER)
     }
 
+    /// `dc_match_carried_read`: a reader without callbacks is refused; the new keys are
+    /// written through it whether or not the set can carry the diff; updates are marked
+    /// where it says contents differ.
+    @Test func carriedReadWritesKeysThroughTheReader() {
+        let oldKeys: [UInt64] = [1, 2, 3]
+        final class Rows {
+            let newKeys: [UInt64] = [3, 1, 2]
+            let changedNewRows: Set<Int> = [1]
+            var calls = 0
+        }
+        let rows = Rows()
+        let writeKeys: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt64>?, Int, Int) -> Void = { context, keys, from, to in
+            let rows = Unmanaged<Rows>.fromOpaque(context!).takeUnretainedValue()
+            rows.calls += 1
+            for index in from..<to { keys![index] = rows.newKeys[index] }
+        }
+        let contentsDiffer: @convention(c) (UnsafeMutableRawPointer?, Int, Int, Int) -> UInt32 = { context, _, newIndex, count in
+            let rows = Unmanaged<Rows>.fromOpaque(context!).takeUnretainedValue()
+            var changed: UInt32 = 0
+            for k in 0..<count where rows.changedNewRows.contains(newIndex + k) { changed |= 1 << UInt32(k) }
+            return changed
+        }
+        func run(setKeys: [UInt64], _ check: (dc_status_t, Bool, [UInt64], UnsafeMutableRawPointer) -> Void) {
+            let setSize = dc_key_set_size(setKeys.count), size = dc_diff_workspace_size(3, 3)
+            let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
+            let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            defer { set.deallocate(); workspace.deallocate() }
+            var distinct = false
+            #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 0, 42, &distinct) == DC_OK)
+            var written = [UInt64](repeating: 99, count: 3)
+            var matched = false
+            var reader = dc_row_reader_t(context: Unmanaged.passUnretained(rows).toOpaque(),
+                                         write_new_keys: writeKeys, contents_differ: contentsDiffer)
+            let status = dc_match_carried_read(workspace, size, oldKeys, 3, &written, 3, &reader, set, &matched)
+            check(status, matched, written, workspace)
+        }
+        run(setKeys: oldKeys) { status, matched, written, workspace in
+            #expect(status == DC_OK && matched)
+            #expect(written == [3, 1, 2])
+            #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
+            #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
+        }
+        // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
+        run(setKeys: [1, 1, 3]) { status, matched, written, workspace in
+            #expect(status == DC_OK && !matched)
+            #expect(written == [3, 1, 2])
+            #expect(dc_new_to_old(workspace) == nil)
+        }
+        #expect(rows.calls >= 2)
+        withExtendedLifetime(rows) {
+            var matched = false
+            var keys = [UInt64](repeating: 0, count: 3)
+            var noCallbacks = dc_row_reader_t(context: nil, write_new_keys: nil, contents_differ: nil)
+            let setSize = dc_key_set_size(3)
+            let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
+            defer { set.deallocate() }
+            var distinct = false
+            #expect(dc_key_set_build(set, setSize, oldKeys, 3, 0, 42, &distinct) == DC_OK)
+            #expect(dc_match_carried_read(nil, 0, oldKeys, 3, &keys, 3, &noCallbacks, set, &matched) == DC_ERR_NULL_POINTER)
+            #expect(dc_match_carried_read(nil, 0, oldKeys, 3, &keys, 3, nil, set, &matched) == DC_ERR_NULL_POINTER)
+        }
+    }
+
     @Test func badRowOffsetsAreRefused() {
         let bytes: [UInt8] = Array("abcdef".utf8)
         var hashes = [UInt64](repeating: 0, count: 2)

@@ -213,6 +213,45 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
 
+    /// Integer identities with contents only the adapter can compare (a `String` field, a
+    /// model's own `==`): the differ reads keys and compares contents through the adapter, a
+    /// chunk of rows at a time, as it pairs them. Snapshots of 300 rows cross the chunk and
+    /// block sizes; every update equals the one-shot diff's, and an update that only a
+    /// field `hash(into:)` ignores changed is still found.
+    @Test(arguments: MoveMode.allCases)
+    func rowsReadThroughTheAdapterEqualOneShotDiffs(mode: MoveMode) throws {
+        var generator = SeededGenerator(seed: 0x2EAD_E2 &+ UInt64(mode.hashValue & 0xFF))
+        let modelAdapter = IdentifiableAdapter<IDHashedModel>()
+        let titleAdapter = KeyPathAdapter(identity: \IDHashedModel.id, content: \.title)
+        var carriedTotal = 0, updates = 0, titleUpdates = 0
+        for _ in 0..<12 {
+            let models = Differ(keepingPreviousSnapshotOf: modelAdapter, moves: mode)
+            let titles = Differ(keepingPreviousSnapshotOf: titleAdapter, moves: mode)
+            var nextID = 0
+            var rows = (0..<300).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+            var previous: [IDHashedModel] = []
+            for step in 0..<25 {
+                if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
+                // Content changes land in the title (odd contents) or the count.
+                let next = rows.map { IDHashedModel(id: $0.id, title: "t\($0.content / 2 + $0.content % 2)", count: $0.content / 2) }
+                let update = models.diff(next)
+                let oneShot = try diff(previous, next, using: modelAdapter, options: DiffOptions(moves: mode))
+                #expect(update.changeset == oneShot, "step \(step)")
+                #expect(checkChangeset(update.changeset, old: previous, new: next, mode: mode).isEmpty)
+                #expect(update.deletedIdentities == update.changeset.deletions.map { previous[$0].id })
+                let titleUpdate = titles.diff(next)
+                #expect(titleUpdate.changeset == (try diff(previous, next, using: titleAdapter, options: DiffOptions(moves: mode))))
+                previous = next
+                updates += step > 0 ? 1 : 0
+                titleUpdates += titleUpdate.changeset.updates.count
+            }
+            carriedTotal += models.carriedPairings
+            #expect(titles.carriedPairings == models.carriedPairings)
+        }
+        #expect(titleUpdates > 0)
+        #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
+    }
+
     @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .previousSnapshot, 0),
                       (.none, .previousSnapshot, 0), (.minimal, .hashesOnly, 0), (.minimal, .hashesAndIdentities, 0),
                       (.minimal, .previousSnapshot, 10), (.none, .hashesAndIdentities, 10)])
