@@ -98,26 +98,21 @@ private func _withEquality<R>(
     }
 }
 
-/// Bridges a row reader's Swift closures to the core's C callbacks (`dc_row_reader_t`).
-private final class _RowReaderBox {
+/// A row reader's Swift closures, on the caller's stack while the core calls them back
+/// (`dc_row_reader_t`'s context points here).
+private struct _RowReaderClosures {
     let writeKeys: (UnsafeMutablePointer<UInt64>, Int, Int) -> Void
     let contentsDiffer: (Int, Int, Int) -> UInt32
-    init(writeKeys: @escaping (UnsafeMutablePointer<UInt64>, Int, Int) -> Void,
-         contentsDiffer: @escaping (Int, Int, Int) -> UInt32) {
-        self.writeKeys = writeKeys
-        self.contentsDiffer = contentsDiffer
-    }
 }
 
 private let _writeKeysThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt64>?, Int, Int) -> Void = {
     context, keys, from, to in
-    // Guaranteed by the caller for the whole match: no retain and release a call.
-    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.writeKeys(keys!, from, to) }
+    context.unsafelyUnwrapped.assumingMemoryBound(to: _RowReaderClosures.self).pointee.writeKeys(keys.unsafelyUnwrapped, from, to)
 }
 
 private let _contentsDifferThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int, Int) -> UInt32 = {
     context, oldIndex, newIndex, count in
-    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.contentsDiffer(oldIndex, newIndex, count) }
+    context.unsafelyUnwrapped.assumingMemoryBound(to: _RowReaderClosures.self).pointee.contentsDiffer(oldIndex, newIndex, count)
 }
 
 /// Counts of one finished diff.
@@ -484,10 +479,11 @@ extension _DiffWorkspace {
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         let workspace = reserve(size)
-        let box = _RowReaderBox(writeKeys: writeKeys, contentsDiffer: contentsDiffer)
         var matched = false
-        let status = withExtendedLifetime(box) {
-            var reader = dc_row_reader_t(context: Unmanaged.passUnretained(box).toOpaque(),
+        // What hands the closures to C stays on this stack (their contexts are the caller's).
+        var closures = _RowReaderClosures(writeKeys: writeKeys, contentsDiffer: contentsDiffer)
+        let status = withUnsafeMutablePointer(to: &closures) { closures in
+            var reader = dc_row_reader_t(context: UnsafeMutableRawPointer(closures),
                                          write_new_keys: _writeKeysThunk, contents_differ: _contentsDifferThunk)
             return dc_match_carried_read(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
                                          newKeys.baseAddress, newKeys.count, &reader, carried.memory, &matched)
