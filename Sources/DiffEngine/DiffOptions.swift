@@ -30,6 +30,24 @@ public struct DiffOptions: Sendable, Hashable {
     public var moves: MoveMode
     /// How repeated identities are treated; `.pairInOrder` by default.
     public var duplicates: DuplicatePolicy
+    /// How many threads a diff of rows read through an adapter may use once one side has
+    /// ``parallelRowThreshold`` rows or more; 1 (the default) is the calling thread alone.
+    ///
+    /// With 2 or more, a second thread computes the new rows' identity keys while the
+    /// calling thread computes the old rows', and each compares the contents of half the
+    /// paired rows; pairing, moves and the lists stay on the calling thread. At most two
+    /// threads are used. Results are identical whatever the value.
+    /// - Note: The adapter and the rows' `==` are then called from two threads at once, so
+    ///   they must be safe to call concurrently (the built-in adapters are). Smaller diffs,
+    ///   the flat-keys `diff(oldKeys:newKeys:)` and the `Differ` always run on the calling
+    ///   thread: below the threshold, handing work to a thread costs more than it saves.
+    public var parallelism: Int
+
+    /// The number of rows on one side from which `parallelism` takes effect.
+    public static let parallelRowThreshold = 1_000_000
+
+    @usableFromInline
+    internal var parallelThreshold = DiffOptions.parallelRowThreshold
     /// Testing: keep only this many low bits of every identity hash (0 keeps all), so that
     /// identity collisions are common and the verification path is exercised.
     @usableFromInline
@@ -39,9 +57,29 @@ public struct DiffOptions: Sendable, Hashable {
     /// - Parameters:
     ///   - moves: how moves are reported.
     ///   - duplicates: how repeated identities are treated.
-    public init(moves: MoveMode = .minimal, duplicates: DuplicatePolicy = .pairInOrder) {
+    ///   - parallelism: how many threads a diff of a million rows or more may use (at least 1).
+    public init(moves: MoveMode = .minimal, duplicates: DuplicatePolicy = .pairInOrder, parallelism: Int = 1) {
+        precondition(parallelism >= 1, "parallelism must be at least 1")
         self.moves = moves
         self.duplicates = duplicates
+        self.parallelism = parallelism
+    }
+
+    /// Whether a diff of `oldCount` and `newCount` rows uses a second thread.
+    @inlinable
+    internal func _runsInParallel(oldCount: Int, newCount: Int) -> Bool {
+        parallelism > 1 && Swift.max(oldCount, newCount) >= parallelThreshold
+    }
+
+    /// Testing only: the rows on one side from which `parallelism` takes effect, so that
+    /// small inputs take the parallel path.
+    @_spi(Testing)
+    public var parallelRowThresholdForTesting: Int {
+        get { parallelThreshold }
+        set {
+            precondition(newValue >= 1, "the threshold must be at least 1")
+            parallelThreshold = newValue
+        }
     }
 
     /// Testing only: keeps `bits` (1...63) low bits of each identity hash, or all with 0.

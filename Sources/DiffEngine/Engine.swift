@@ -222,12 +222,18 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
     let keys = workspace.keyBuffer(count: oldRest.count + newRest.count)
     let oldKeys = UnsafeMutableBufferPointer(rebasing: keys[..<oldRest.count])
     let newKeys = UnsafeMutableBufferPointer(rebasing: keys[oldRest.count...])
-    adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
-    adapter.writeIdentityKeys(of: newRest, to: newKeys)
+    let parallel = options._runsInParallel(oldCount: oldRest.count, newCount: newRest.count)
+    if parallel {
+        _concurrently({ adapter.writeIdentityKeys(of: oldRest, to: oldKeys) },
+                      { adapter.writeIdentityKeys(of: newRest, to: newKeys) })
+    } else {
+        adapter.writeIdentityKeys(of: oldRest, to: oldKeys)
+        adapter.writeIdentityKeys(of: newRest, to: newKeys)
+    }
 
     return _runPasses(
         workspace, oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
         identities: .rows(oldRest, newRest, adapter, keyBits: options.identityHashBits),
-        updates: _ContentUpdates(oldRest, newRest, adapter), finish: finish
+        updates: _ContentUpdates(oldRest, newRest, adapter, inParallel: parallel), finish: finish
     ) { workspace, counts in body(workspace, prefix, counts) }
 }

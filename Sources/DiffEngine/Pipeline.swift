@@ -56,34 +56,57 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     @usableFromInline let old: UnsafeBufferPointer<Adapter.Row>
     @usableFromInline let new: UnsafeBufferPointer<Adapter.Row>
     @usableFromInline let adapter: Adapter
+    /// Whether two threads compare half the pairs each (`DiffOptions.parallelism`).
+    @usableFromInline let inParallel: Bool
 
     @inlinable
-    init(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter) {
+    init(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter,
+         inParallel: Bool = false) {
         self.old = old
         self.new = new
         self.adapter = adapter
+        self.inParallel = inParallel
     }
 
     @inlinable
     func mark(on workspace: _DiffWorkspace) {
         let pairing = workspace.newToOld
         let bits = workspace.updateBitmap()
-        var any = false
-        if let raw = adapter as? any _RawPrefixComparing, let oldBase = old.baseAddress, let newBase = new.baseAddress,
-           let found = raw._markChangedContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
-                                                stride: MemoryLayout<Adapter.Row>.stride, pairing: pairing, bits: bits) {
-            if found { workspace.markUpdatedRows(bits) }
-            return
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress, !pairing.isEmpty else { return }
+        // Two halves split on a word of the bitmap, so that no word has two writers.
+        let middle = inParallel ? (pairing.count / 2) & ~63 : pairing.count
+        var foundInFirst = false, foundInSecond = false
+        if middle > 0 && middle < pairing.count {
+            _concurrently({ foundInFirst = mark(newRows: 0..<middle, pairing, bits, oldBase, newBase) },
+                          { foundInSecond = mark(newRows: middle..<pairing.count, pairing, bits, oldBase, newBase) })
+        } else {
+            foundInFirst = mark(newRows: 0..<pairing.count, pairing, bits, oldBase, newBase)
         }
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return }
-        for newIndex in pairing.indices {
+        if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
+    }
+
+    /// Sets the bits of the updated pairs among `newRows` (which starts on a bitmap word);
+    /// whether there were any.
+    @inlinable
+    func mark(newRows: Range<Int>, _ pairing: UnsafeBufferPointer<UInt32>, _ bits: UnsafeMutableBufferPointer<UInt64>,
+              _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
+        let firstWord = newRows.lowerBound / 64
+        if let raw = adapter as? any _RawPrefixComparing,
+           let found = raw._markChangedContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase + newRows.lowerBound),
+                                                stride: MemoryLayout<Adapter.Row>.stride,
+                                                pairing: UnsafeBufferPointer(rebasing: pairing[newRows]),
+                                                bits: UnsafeMutableBufferPointer(rebasing: bits[firstWord..<((newRows.upperBound + 63) / 64)])) {
+            return found
+        }
+        var any = false
+        for newIndex in newRows {
             let oldIndex = pairing[newIndex]
             if oldIndex != _unpaired && !adapter._contentsEqual(at: oldBase + Int(oldIndex), newBase + newIndex) {
                 bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
                 any = true
             }
         }
-        if any { workspace.markUpdatedRows(bits) }
+        return any
     }
 }
 

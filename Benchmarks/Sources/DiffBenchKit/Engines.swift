@@ -8,6 +8,7 @@ enum EngineName: String, CaseIterable, Codable, Sendable {
     case collectionDifference = "collectiondifference", reference
     case differKeypath = "differ-keypath", differIdentifiable = "differ-identifiable"
     case differKeypathHashes = "differ-keypath-hashes", oneshotIdentifiable = "oneshot-identifiable"
+    case engineParallel = "engine-parallel", keypathParallel = "keypath-parallel"
 }
 
 /// What an engine answers: a flat changeset, or staged sections.
@@ -48,6 +49,18 @@ struct EngineCase {
         case .staged(let staged): verifyStaged?(staged) ?? ["a staged answer with no check"]
         }
     }
+}
+
+/// `DiffOptions(parallelism: 2)`, where it takes effect (a side of a million rows or more).
+func parallelCases(_ old: [Row], _ new: [Row]) -> [EngineCase] {
+    guard Swift.max(old.count, new.count) >= DiffOptions.parallelRowThreshold else { return [] }
+    let options = DiffOptions(parallelism: 2)
+    return [
+        EngineCase(name: .engineParallel, mode: .minimal) { try! diff(old, new, options: options) },
+        EngineCase(name: .keypathParallel, mode: .minimal) {
+            try! diff(old, new, using: KeyPathAdapter(identity: \.id, content: \.value), options: options)
+        },
+    ]
 }
 
 /// Engine names, for `--engines` and the README.
@@ -147,7 +160,7 @@ func engineCases(for workload: Workload, editDistance: Int) -> (cases: [EngineCa
             EngineCase(name: .flat, mode: .minimal) {
                 diff(oldKeys: oldKeys, newKeys: newKeys, oldContentHashes: oldContents, newContentHashes: newContents)
             },
-        ] + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        ] + parallelCases(old, new) + peerCases(old, new, editDistance: editDistance, sameIdentity: { $0.id == $1.id }, sameContent: ==)
         return (cases, makeVerifier(old, new, identity: \.id, sameContent: ==))
     case let .uuids(old, new):
         let oldKeys = old.map(\.stableHash), newKeys = new.map(\.stableHash)
