@@ -442,21 +442,31 @@ extension _DiffWorkspace {
         old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identityOffset: Int, contentOffsets: [Int],
         oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys
     ) -> Bool {
-        precondition(carried.isUsable, "the carried keys cannot pair this diff")
-        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
-        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
-        let workspace = reserve(size)
-        var matched = false
-        let status = contentOffsets.withUnsafeBufferPointer { offsets in
-            var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
-                                         content_offsets: offsets.baseAddress, content_count: offsets.count)
-            return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                         newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+        matchCarriedRows(oldCount: oldKeys.count, newCount: newKeys.count, carried: carried, "dc_match_carried_rows") {
+            workspace, matched in
+            contentOffsets.withUnsafeBufferPointer { offsets in
+                var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
+                                             content_offsets: offsets.baseAddress, content_count: offsets.count)
+                return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                             newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+            }
         }
-        _check(status, "dc_match_carried_rows")
+    }
+
+    /// What both one-pass walks share: the workspace for the counts, the core's `call`
+    /// (given the workspace and where to say whether it matched), its status checked.
+    private func matchCarriedRows(
+        oldCount: Int, newCount: Int, carried: _CarriedKeys, _ what: StaticString,
+        _ call: (UnsafeMutableRawPointer, inout Bool) -> dc_status_t
+    ) -> Bool {
+        precondition(carried.isUsable, "the carried keys cannot pair this diff")
+        let size = dc_diff_workspace_size(oldCount, newCount)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        var matched = false
+        _check(call(reserve(size), &matched), what)
         if matched {
-            oldCount = oldKeys.count
-            newCount = newKeys.count
+            self.oldCount = oldCount
+            self.newCount = newCount
         }
         return matched
     }
@@ -475,25 +485,17 @@ extension _DiffWorkspace {
         writeKeys: @escaping (UnsafeMutablePointer<UInt64>, Int, Int) -> Void,
         contentsDiffer: @escaping (Int, Int, Int) -> UInt32
     ) -> Bool {
-        precondition(carried.isUsable, "the carried keys cannot pair this diff")
-        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
-        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
-        let workspace = reserve(size)
-        var matched = false
         // What hands the closures to C stays on this stack (their contexts are the caller's).
         var closures = _RowReaderClosures(writeKeys: writeKeys, contentsDiffer: contentsDiffer)
-        let status = withUnsafeMutablePointer(to: &closures) { closures in
-            var reader = dc_row_reader_t(context: UnsafeMutableRawPointer(closures),
-                                         write_new_keys: _writeKeysThunk, contents_differ: _contentsDifferThunk)
-            return dc_match_carried_read(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                         newKeys.baseAddress, newKeys.count, &reader, carried.memory, &matched)
+        return matchCarriedRows(oldCount: oldKeys.count, newCount: newKeys.count, carried: carried, "dc_match_carried_read") {
+            workspace, matched in
+            withUnsafeMutablePointer(to: &closures) { closures in
+                var reader = dc_row_reader_t(context: UnsafeMutableRawPointer(closures),
+                                             write_new_keys: _writeKeysThunk, contents_differ: _contentsDifferThunk)
+                return dc_match_carried_read(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                             newKeys.baseAddress, newKeys.count, &reader, carried.memory, &matched)
+            }
         }
-        _check(status, "dc_match_carried_read")
-        if matched {
-            oldCount = oldKeys.count
-            newCount = newKeys.count
-        }
-        return matched
     }
 }
 
