@@ -37,8 +37,8 @@ enum ExtraMode: Int, CaseIterable {
 /// hex on stderr, then abort, in release builds too.
 ///
 /// Input: body bytes then three option bytes: [move mode + policy] [adapter + weakened
-/// bits] [split]. Each body byte is a row: identity byte % alphabet, content (byte /
-/// alphabet) % 4.
+/// bits] [split; odd: `parallelism` 2 from 64 rows]. Each body byte is a row: identity
+/// byte % alphabet, content (byte / alphabet) % 4.
 public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
     guard data.count >= 3 else { return }
     let bytes = Array(data)
@@ -64,6 +64,11 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
     let old = body.prefix(oldCount).map(row), new = body.dropFirst(oldCount).map(row)
     var options = DiffOptions(moves: mode, duplicates: policy)
     options.weakenedIdentityHashBits = weakBits
+    if split % 2 == 1 {
+        // Two threads from 64 rows a side: keys of both sides at once, the updates in halves.
+        options.parallelism = 2
+        options.parallelRowThresholdForTesting = 64
+    }
 
     let sameIdentity: (FuzzRow, FuzzRow) -> Bool = { $0.id == $1.id }
     let sameContent: (FuzzRow, FuzzRow) -> Bool = adapter == .wholeValues ? { $0 == $1 } : { $0.content == $1.content }
