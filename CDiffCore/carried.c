@@ -161,12 +161,10 @@ typedef struct dc_walker {
     uint32_t *old_to_new, *new_to_old;
     uint64_t *deferred;  /* new rows whose identity is in an old row off the sequence */
     size_t paired;
-    /* Rows read in place (dc_match_carried_rows) or through the caller
-     * (dc_match_carried_read), else both NULL: the new keys are read out of the rows into
-     * `keys_out` (which `new_keys` then is) a little ahead of the walk, and contents are
-     * compared as rows pair, into `updated`. */
+    /* Rows read in place (dc_match_carried_rows), else NULL: the new keys are read out of
+     * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
+     * contents are compared as rows pair, into `updated`. */
     const dc_row_layout_t *layout;
-    const dc_row_reader_t *reader;
     uint64_t *keys_out;
     size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
     uint64_t *updated;
@@ -182,24 +180,17 @@ static inline uint64_t dc_load_field(const unsigned char *field) {
     return value;
 }
 
-/* Writes new keys [from, to) out of the rows, where they lie or through the reader. */
-static void dc_read_row_keys(const dc_row_layout_t *layout, const dc_row_reader_t *reader, uint64_t *keys, size_t from, size_t to) {
-    if (from >= to) return;
-    if (reader != NULL) {
-        reader->write_new_keys(reader->context, keys, from, to);
-        return;
-    }
+/* Writes new keys [from, to) out of the rows. */
+static void dc_read_row_keys(const dc_row_layout_t *layout, uint64_t *keys, size_t from, size_t to) {
     const unsigned char *field = (const unsigned char *)layout->new_rows + from * layout->stride + layout->identity_offset;
     for (size_t j = from; j < to; j++, field += layout->stride) keys[j] = dc_load_field(field);
 }
 
-static inline bool dc_reads_rows(const dc_walker_t *w) { return w->layout != NULL || w->reader != NULL; }
-
 /* Rows mode: makes new keys [0, upto) readable (and some after them). */
 static inline void dc_keys_ready(dc_walker_t *w, size_t upto) {
-    if (!dc_reads_rows(w) || upto <= w->keys_ready) return;
+    if (w->layout == NULL || upto <= w->keys_ready) return;
     const size_t end = w->n - upto > DC_KEYS_AHEAD ? upto + DC_KEYS_AHEAD : w->n;
-    dc_read_row_keys(w->layout, w->reader, w->keys_out, w->keys_ready, end);
+    dc_read_row_keys(w->layout, w->keys_out, w->keys_ready, end);
     w->keys_ready = end;
 }
 
@@ -215,24 +206,7 @@ static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, s
 
 /* Rows mode: marks new row j updated when its contents differ from old row i's. */
 static inline void dc_compare_pair(dc_walker_t *w, size_t i, size_t j) {
-    if (w->layout != NULL) {
-        if (dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
-    } else if (w->reader != NULL && (w->reader->contents_differ(w->reader->context, i, j, 1) & 1)) {
-        dc_bit_set(w->updated, j);
-    }
-}
-
-/* Reader mode: compares the `count` pairs (i + k, j + k), up to 32 a call to the reader. */
-static void dc_compare_run(dc_walker_t *w, size_t i, size_t j, size_t count) {
-    while (count > 0) {
-        const size_t chunk = count < 32 ? count : 32;
-        for (uint32_t changed = w->reader->contents_differ(w->reader->context, i, j, chunk); changed != 0; changed &= changed - 1) {
-            dc_bit_set(w->updated, j + (size_t)__builtin_ctz(changed));
-        }
-        i += chunk;
-        j += chunk;
-        count -= chunk;
-    }
+    if (w->layout != NULL && dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
 }
 
 /* What looking at old row i for new row j found. */
@@ -251,7 +225,7 @@ static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key
     return DC_LOOK_PARTNER;
 }
 
-/* `rows`: whether the walk reads rows (w->layout or w->reader), a constant in each copy of the walk. */
+/* `rows`: whether the walk reads rows (w->layout), a constant in each copy of the walk. */
 static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows) {
     w->new_to_old[j] = (uint32_t)i;
     w->old_to_new[i] = (uint32_t)j;
@@ -259,7 +233,7 @@ static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows
     if (rows) dc_compare_pair(w, i, j);
 }
 
-static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, dc_reads_rows(w)); }
+static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
 
 /* The walk is compiled twice (DC_ALWAYS_INLINE), for keys and for rows, so the keys' walk
  * tests nothing it does not need. */
@@ -271,21 +245,16 @@ static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pa
  * a row found there pairs, and the walk follows only if the next rows continue from it. */
 static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     const size_t m = w->m, n = w->n;
-    size_t j = 0, compared = 0; /* a reader compares the prefix's rows a chunk at a time, while they are in cache */
+    size_t j = 0;
     while (j < m && j < n) {
         if (rows) dc_keys_ready(w, j + 1);
         if ((w->old_keys[j] & w->mask) != (w->new_keys[j] & w->mask)
             || (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
             break;
         }
-        dc_walk_pair_as(w, j, j, rows && w->layout != NULL);
+        dc_walk_pair_as(w, j, j, rows);
         j++;
-        if (rows && w->layout == NULL && j - compared == DC_KEYS_AHEAD) {
-            dc_compare_run(w, compared, compared, DC_KEYS_AHEAD);
-            compared = j;
-        }
     }
-    if (rows && w->layout == NULL) dc_compare_run(w, compared, compared, j - compared);
     w->ws->prefix_length = j;
     size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
@@ -311,9 +280,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 if (rows) {
                     const dc_row_layout_t *layout = w->layout;
                     uint32_t changed = 0;
-                    if (layout == NULL) {
-                        changed = w->reader->contents_differ(w->reader->context, i, j, block);
-                    } else if (layout->content_count == 1) {
+                    if (layout->content_count == 1) {
                         const size_t stride = layout->stride, offset = layout->content_offsets[0];
                         const unsigned char *old_field = (const unsigned char *)layout->old_rows + i * stride + offset;
                         const unsigned char *new_field = (const unsigned char *)layout->new_rows + j * stride + offset;
@@ -328,18 +295,15 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 i += block;
                 j += block;
             }
-            // Row by row up to the break; a reader compares the rows paired here in one call.
-            const size_t single_from = j;
             while (j < run_end) {
                 if (rows) dc_keys_ready(w, j + 1);
                 if ((old_keys[i] & mask) != (new_keys[j] & mask)) break;
                 w->new_to_old[j] = (uint32_t)i;
                 w->old_to_new[i] = (uint32_t)j;
-                if (rows && w->layout != NULL) dc_compare_pair(w, i, j);
+                if (rows) dc_compare_pair(w, i, j);
                 i++;
                 j++;
             }
-            if (rows && w->layout == NULL) dc_compare_run(w, i - (j - single_from), single_from, j - single_from);
             w->paired += i - guess;
             if (i != guess) {
                 guess = i;
@@ -389,7 +353,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
 }
 
 static void dc_walk(dc_walker_t *w) {
-    if (dc_reads_rows(w)) {
+    if (w->layout != NULL) {
         dc_walk_as(w, true);
     } else {
         dc_walk_as(w, false);
@@ -463,13 +427,11 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     return DC_OK;
 }
 
-/* dc_match_carried(), and with `layout` dc_match_carried_rows() or with `reader`
- * dc_match_carried_read() (keys_out is then input->new_keys; *keys_ready says how many of
- * them the walk wrote). */
+/* dc_match_carried(), and with `layout` dc_match_carried_rows() (keys_out is then
+ * input->new_keys; *keys_ready says how many of them the walk wrote). */
 static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size, const dc_match_input_t *input,
                                          uint32_t key_bits, const void *set, const dc_row_layout_t *layout,
-                                         const dc_row_reader_t *reader, uint64_t *keys_out, size_t *keys_ready,
-                                         bool *matched) {
+                                         uint64_t *keys_out, size_t *keys_ready, bool *matched) {
     *matched = false;
     const size_t m = input->old_count, n = input->new_count;
     if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
@@ -489,7 +451,7 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
         .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
         .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
         .old_to_new = dc_old_to_new(ws), .new_to_old = dc_pairing(ws), .deferred = dc_moved(ws),
-        .layout = layout, .reader = reader, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
+        .layout = layout, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
     };
     memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
     dc_walk(&walker);                                            /* step 1 */
@@ -501,12 +463,10 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
     ws->paired = walker.paired;
     dc_check_matched(ws, input, mask);
 #ifdef DC_INTERNAL_CHECKS
-    if (layout != NULL || reader != NULL) {
+    if (layout != NULL) {
         for (size_t j = 0; j < n; j++) {
             const uint32_t i = walker.new_to_old[j];
-            const bool differ = i != DC_UNPAIRED
-                && (layout != NULL ? dc_contents_differ(layout, i, j) : (reader->contents_differ(reader->context, i, j, 1) & 1) != 0);
-            DC_CHECK(dc_bit_get(walker.updated, j) == differ,
+            DC_CHECK(dc_bit_get(walker.updated, j) == (i != DC_UNPAIRED && dc_contents_differ(layout, i, j)),
                      "a row is marked updated exactly when its pair's contents differ");
         }
     }
@@ -522,7 +482,7 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ma
     *matched = false;
     if ((input->old_count && input->old_keys == NULL) || (input->new_count && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
     size_t keys_ready = 0;
-    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, NULL, &keys_ready, matched);
+    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, &keys_ready, matched);
 }
 
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
@@ -540,25 +500,9 @@ dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
     }
     const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
     size_t keys_ready = 0;
-    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, NULL, new_keys, &keys_ready, matched);
+    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, new_keys, &keys_ready, matched);
     /* The keys are the caller's whatever happened: a diff the set cannot carry needs them. */
-    dc_read_row_keys(layout, NULL, new_keys, keys_ready, new_count);
-    return status;
-}
-
-dc_status_t dc_match_carried_read(void *workspace, size_t workspace_size,
-                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                  const dc_row_reader_t *reader, const void *set, bool *matched) {
-    if (reader == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
-    *matched = false;
-    if ((old_count && old_keys == NULL) || (new_count && new_keys == NULL)
-        || reader->write_new_keys == NULL || reader->contents_differ == NULL) {
-        return DC_ERR_NULL_POINTER;
-    }
-    const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
-    size_t keys_ready = 0;
-    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, NULL, reader, new_keys, &keys_ready, matched);
-    dc_read_row_keys(NULL, reader, new_keys, keys_ready, new_count);
+    if (keys_ready < new_count) dc_read_row_keys(layout, new_keys, keys_ready, new_count);
     return status;
 }
 

@@ -33,33 +33,6 @@ static bool contents_equal(void *context, uint32_t a_side, size_t a, uint32_t b_
     return rows->contents[a_side][a] == rows->contents[b_side][b];
 }
 
-/* dc_match_carried_read()'s reader over rows laid out as dc_match_carried_rows() reads them. */
-typedef struct { uint64_t tag, id, content, constant; } fuzz_row_t;
-typedef struct fuzz_reader {
-    const fuzz_row_t *old_rows, *new_rows;
-    size_t new_count;
-    size_t key_calls; /* chunks asked for, each checked to be in bounds */
-    bool out_of_bounds;
-} fuzz_reader_t;
-
-static void reader_write_keys(void *context, uint64_t *keys, size_t from, size_t to) {
-    fuzz_reader_t *reader = context;
-    reader->key_calls++;
-    if (from > to || to > reader->new_count) { reader->out_of_bounds = true; return; }
-    for (size_t j = from; j < to; j++) keys[j] = reader->new_rows[j].id;
-}
-
-static uint32_t reader_contents_differ(void *context, size_t old_index, size_t new_index, size_t count) {
-    fuzz_reader_t *reader = context;
-    if (count == 0 || count > 32 || new_index + count > reader->new_count) { reader->out_of_bounds = true; return 0; }
-    uint32_t changed = 0;
-    for (size_t k = 0; k < count; k++) {
-        const fuzz_row_t *old_row = &reader->old_rows[old_index + k], *new_row = &reader->new_rows[new_index + k];
-        changed |= (uint32_t)(old_row->content != new_row->content || old_row->constant != new_row->constant) << k;
-    }
-    return changed;
-}
-
 static void dump_input(const uint8_t *data, size_t size) {
     fprintf(stderr, "input (%zu bytes):", size);
     for (size_t k = 0; k < size; k++) fprintf(stderr, " %02x", data[k]);
@@ -218,6 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             // Rows read in place, laid out oddly (the identity second; two content fields, one
             // always equal): dc_match_carried_rows() writes every new key, pairs as
             // dc_match_carried() does, and marks updates exactly where contents differ.
+            typedef struct { uint64_t tag, id, content, constant; } fuzz_row_t;
             fuzz_row_t *old_rows = exact_block(m * sizeof *old_rows), *new_rows = exact_block(n * sizeof *new_rows);
             for (size_t r = 0; r < m; r++) old_rows[r] = (fuzz_row_t){ r, keys[0][r], content_hashes[0][r], 7 };
             for (size_t r = 0; r < n; r++) new_rows[r] = (fuzz_row_t){ ~r, keys[1][r], content_hashes[1][r], 7 };
@@ -242,31 +216,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     if (dc_is_updated(rows_workspace, j) != expected) fail("dc_match_carried_rows marked updates wrongly", data, size, &reference_rows, NULL);
                 }
             }
-            // The same rows through a reader: the same keys, pairing, decline and updates.
-            fuzz_reader_t reader_state = { old_rows, new_rows, n, 0, false };
-            const dc_row_reader_t reader = { &reader_state, reader_write_keys, reader_contents_differ };
-            uint64_t *read_keys = exact_block(n * sizeof(uint64_t));
-            for (size_t r = 0; r < n; r++) read_keys[r] = ~keys[1][r];
-            void *read_workspace = exact_block(workspace_size);
-            bool read_matched = false;
-            if (dc_match_carried_read(read_workspace, workspace_size, keys[0], m, read_keys, n, &reader, set, &read_matched) != DC_OK) {
-                fail("dc_match_carried_read failed", data, size, NULL, NULL);
-            }
-            if (reader_state.out_of_bounds) fail("dc_match_carried_read asked for rows out of bounds", data, size, NULL, NULL);
-            if (n > 0 && memcmp(read_keys, keys[1], n * sizeof(uint64_t)) != 0) fail("dc_match_carried_read wrote other keys", data, size, NULL, NULL);
-            if (read_matched != rows_matched) fail("dc_match_carried_read declined differently from dc_match_carried_rows", data, size, &reference_rows, NULL);
-            if (read_matched) {
-                if (n > 0 && memcmp(dc_new_to_old(read_workspace), dc_new_to_old(rows_workspace), n * sizeof(uint32_t)) != 0) {
-                    fail("dc_match_carried_read paired differently from dc_match_carried_rows", data, size, &reference_rows, NULL);
-                }
-                for (size_t j = 0; j < n; j++) {
-                    if (dc_is_updated(read_workspace, j) != dc_is_updated(rows_workspace, j)) {
-                        fail("dc_match_carried_read marked updates differently from dc_match_carried_rows", data, size, &reference_rows, NULL);
-                    }
-                }
-            }
-            free(read_workspace);
-            free(read_keys);
             free(rows_workspace);
             free(written);
             free(new_rows);

@@ -247,23 +247,6 @@ typedef struct dc_row_layout {
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
                                   const dc_row_layout_t *layout, const void *set, bool *matched);
-/* Rows read through the caller, a chunk at a time, for rows the core cannot read where they
- * lie (a model's own `==`, an identity it cannot locate). Both callbacks must be pure. */
-typedef struct dc_row_reader {
-    void *context;
-    /* Writes the identity keys of new rows [from, to) to keys[from ..< to]. */
-    void (*write_new_keys)(void *context, uint64_t *keys, size_t from, size_t to);
-    /* Bit k (k < count <= 32) set when old row old_index + k and new row new_index + k have
-     * different contents. */
-    uint32_t (*contents_differ)(void *context, size_t old_index, size_t new_index, size_t count);
-} dc_row_reader_t;
-/* dc_match_carried_rows() for rows read through `reader`, with exact keys (key_bits 0, no
- * verification): the walk asks for new keys a chunk ahead of where it pairs and compares
- * contents a block of pairs at a time as it pairs them, so each new row is read once, in
- * cache. Same results and contract as dc_match_carried_rows(). */
-dc_status_t dc_match_carried_read(void *workspace, size_t workspace_size,
-                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                  const dc_row_reader_t *reader, const void *set, bool *matched);
 /* After a diff of the snapshot the set holds (`old_keys`) against `new_keys`, by either
  * matcher: makes the set hold the new snapshot's keys, removing the keys of the `deleted`
  * old rows and adding those of the `inserted` new rows (the diff's lists, as dc_read()

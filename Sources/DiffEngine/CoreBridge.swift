@@ -98,23 +98,6 @@ private func _withEquality<R>(
     }
 }
 
-/// A row reader's Swift closures, on the caller's stack while the core calls them back
-/// (`dc_row_reader_t`'s context points here).
-private struct _RowReaderClosures {
-    let writeKeys: (UnsafeMutablePointer<UInt64>, Int, Int) -> Void
-    let contentsDiffer: (Int, Int, Int) -> UInt32
-}
-
-private let _writeKeysThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt64>?, Int, Int) -> Void = {
-    context, keys, from, to in
-    context.unsafelyUnwrapped.assumingMemoryBound(to: _RowReaderClosures.self).pointee.writeKeys(keys.unsafelyUnwrapped, from, to)
-}
-
-private let _contentsDifferThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int, Int) -> UInt32 = {
-    context, oldIndex, newIndex, count in
-    context.unsafelyUnwrapped.assumingMemoryBound(to: _RowReaderClosures.self).pointee.contentsDiffer(oldIndex, newIndex, count)
-}
-
 /// Counts of one finished diff.
 @usableFromInline
 internal struct _CoreCounts {
@@ -442,60 +425,23 @@ extension _DiffWorkspace {
         old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identityOffset: Int, contentOffsets: [Int],
         oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys
     ) -> Bool {
-        matchCarriedRows(oldCount: oldKeys.count, newCount: newKeys.count, carried: carried, "dc_match_carried_rows") {
-            workspace, matched in
-            contentOffsets.withUnsafeBufferPointer { offsets in
-                var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
-                                             content_offsets: offsets.baseAddress, content_count: offsets.count)
-                return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                             newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
-            }
-        }
-    }
-
-    /// What both one-pass walks share: the workspace for the counts, the core's `call`
-    /// (given the workspace and where to say whether it matched), its status checked.
-    private func matchCarriedRows(
-        oldCount: Int, newCount: Int, carried: _CarriedKeys, _ what: StaticString,
-        _ call: (UnsafeMutableRawPointer, inout Bool) -> dc_status_t
-    ) -> Bool {
         precondition(carried.isUsable, "the carried keys cannot pair this diff")
-        let size = dc_diff_workspace_size(oldCount, newCount)
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
         var matched = false
-        _check(call(reserve(size), &matched), what)
+        let status = contentOffsets.withUnsafeBufferPointer { offsets in
+            var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
+                                         content_offsets: offsets.baseAddress, content_count: offsets.count)
+            return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                         newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+        }
+        _check(status, "dc_match_carried_rows")
         if matched {
-            self.oldCount = oldCount
-            self.newCount = newCount
+            oldCount = oldKeys.count
+            newCount = newKeys.count
         }
         return matched
-    }
-}
-
-extension _DiffWorkspace {
-    /// `matchCarriedRows` for rows the core reads through the caller: `writeKeys(keys, from,
-    /// to)` writes the exact identity keys of new rows `from..<to` to `keys[from..<to]`, and
-    /// `contentsDiffer(old, new, count)` sets bit k when old row `old + k` and new row
-    /// `new + k` differ in content (count ≤ 32). Each new row is read once, a chunk at a time,
-    /// while it is in cache. `newKeys` is written whatever the outcome; true when the
-    /// workspace holds the pairing and the updates.
-    @usableFromInline
-    func matchCarriedReading(
-        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys,
-        writeKeys: @escaping (UnsafeMutablePointer<UInt64>, Int, Int) -> Void,
-        contentsDiffer: @escaping (Int, Int, Int) -> UInt32
-    ) -> Bool {
-        // What hands the closures to C stays on this stack (their contexts are the caller's).
-        var closures = _RowReaderClosures(writeKeys: writeKeys, contentsDiffer: contentsDiffer)
-        return matchCarriedRows(oldCount: oldKeys.count, newCount: newKeys.count, carried: carried, "dc_match_carried_read") {
-            workspace, matched in
-            withUnsafeMutablePointer(to: &closures) { closures in
-                var reader = dc_row_reader_t(context: UnsafeMutableRawPointer(closures),
-                                             write_new_keys: _writeKeysThunk, contents_differ: _contentsDifferThunk)
-                return dc_match_carried_read(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                             newKeys.baseAddress, newKeys.count, &reader, carried.memory, &matched)
-            }
-        }
     }
 }
 

@@ -31,7 +31,8 @@ public struct DiffOptions: Sendable, Hashable {
     /// How repeated identities are treated; `.pairInOrder` by default.
     public var duplicates: DuplicatePolicy
     /// How many threads a diff of rows read through an adapter may use once one side has
-    /// ``parallelRowThreshold`` rows or more; 1 (the default) is the calling thread alone.
+    /// ``parallelRowThreshold`` rows or more past the common prefix; 1 (the default) is the
+    /// calling thread alone.
     ///
     /// With 2 or more, a second thread computes the new rows' identity keys while the
     /// calling thread computes the old rows', and each compares the contents of half the

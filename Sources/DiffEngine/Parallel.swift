@@ -1,7 +1,8 @@
 import Dispatch
 
-/// Runs `first` on the calling thread and `second` on another at the same time, and returns
-/// when both have (`DiffOptions.parallelism`). Both must touch disjoint memory.
+/// Runs `first` and `second` at the same time on Dispatch's threads (the calling thread may
+/// be one of them), and returns when both have (`DiffOptions.parallelism`). Both must touch
+/// disjoint memory.
 @usableFromInline
 internal func _concurrently(_ first: () -> Void, _ second: () -> Void) {
     withoutActuallyEscaping(first) { first in

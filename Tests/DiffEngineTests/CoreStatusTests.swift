@@ -157,113 +157,54 @@ import Testing
         }
     }
 
-    /// A one-pass walk of the carried set: given a workspace of `size` bytes, a set, the
-    /// new keys' buffer and where to say whether it matched, it returns its status.
-    typealias CarriedWalk = (UnsafeMutableRawPointer, Int, UnsafeMutableRawPointer, inout [UInt64], inout Bool) -> dc_status_t
-
-    /// Runs `walk` over three old rows keyed 1, 2, 3 and three new ones, against a set of
-    /// `setKeys`, and hands `check` its status, whether it matched, the new keys it wrote
-    /// and the workspace.
-    static func runCarriedWalk(setKeys: [UInt64], _ walk: CarriedWalk,
-                               _ check: (dc_status_t, Bool, [UInt64], UnsafeMutableRawPointer) -> Void) {
-        let setSize = dc_key_set_size(setKeys.count), size = dc_diff_workspace_size(3, 3)
-        let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
-        let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        defer { set.deallocate(); workspace.deallocate() }
-        var distinct = false
-        #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 0, 42, &distinct) == DC_OK)
-        var written = [UInt64](repeating: 99, count: 3)
-        var matched = false
-        let status = walk(workspace, size, set, &written, &matched)
-        check(status, matched, written, workspace)
-    }
-
-    /// Old keys 1, 2, 3 and new rows keyed 3, 1, 2 whose middle row changed: `walk` pairs
-    /// them and marks that update; over a set of repeated keys it pairs nothing and still
-    /// writes every new key.
-    static func expectCarriedWalkOutcomes(_ walk: CarriedWalk) {
-        runCarriedWalk(setKeys: [1, 2, 3], walk) { status, matched, written, workspace in
-            #expect(status == DC_OK && matched)
-            #expect(written == [3, 1, 2])
-            #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
-            #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
-        }
-        runCarriedWalk(setKeys: [1, 1, 3], walk) { status, matched, written, workspace in
-            #expect(status == DC_OK && !matched)
-            #expect(written == [3, 1, 2])
-            #expect(dc_new_to_old(workspace) == nil)
-        }
-    }
-
     /// `dc_match_carried_rows`: bad layouts are refused; the new keys are written whether
     /// or not the set can carry the diff; updates are marked where contents differ.
     @Test func carriedRowsRefuseBadLayoutsAndAlwaysWriteKeys() {
         // Rows of (id, content), 16 bytes each.
         let old: [UInt64] = [1, 0, 2, 0, 3, 0], new: [UInt64] = [3, 0, 1, 5, 2, 0]
         let oldKeys: [UInt64] = [1, 2, 3]
-        func walk(stride: Int = 16, identityOffset: Int = 0, contentOffsets: [Int] = [8]) -> CarriedWalk {
-            { workspace, size, set, written, matched in
-                old.withUnsafeBytes { oldRows in
-                    new.withUnsafeBytes { newRows in
-                        contentOffsets.withUnsafeBufferPointer { offsets in
-                            var layout = dc_row_layout_t(old_rows: oldRows.baseAddress, new_rows: newRows.baseAddress, stride: stride,
-                                                         identity_offset: identityOffset, content_offsets: offsets.baseAddress,
-                                                         content_count: offsets.count)
-                            return dc_match_carried_rows(workspace, size, oldKeys, 3, &written, 3, &layout, set, &matched)
-                        }
+        func run(setKeys: [UInt64], stride: Int = 16, identityOffset: Int = 0, contentOffsets: [Int] = [8],
+                 _ check: (dc_status_t, Bool, [UInt64], UnsafeMutableRawPointer) -> Void) {
+            let setSize = dc_key_set_size(setKeys.count), size = dc_diff_workspace_size(3, 3)
+            let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
+            let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            defer { set.deallocate(); workspace.deallocate() }
+            var distinct = false
+            #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 0, 42, &distinct) == DC_OK)
+            var written = [UInt64](repeating: 99, count: 3)
+            var matched = false
+            let status = old.withUnsafeBytes { oldRows in
+                new.withUnsafeBytes { newRows in
+                    contentOffsets.withUnsafeBufferPointer { offsets in
+                        var layout = dc_row_layout_t(old_rows: oldRows.baseAddress, new_rows: newRows.baseAddress, stride: stride,
+                                                     identity_offset: identityOffset, content_offsets: offsets.baseAddress,
+                                                     content_count: offsets.count)
+                        return dc_match_carried_rows(workspace, size, oldKeys, 3, &written, 3, &layout, set, &matched)
                     }
                 }
             }
+            check(status, matched, written, workspace)
         }
-        Self.expectCarriedWalkOutcomes(walk())
+        run(setKeys: oldKeys) { status, matched, written, workspace in
+            #expect(status == DC_OK && matched)
+            #expect(written == [3, 1, 2])
+            #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
+            #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
+        }
+        // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
+        run(setKeys: [1, 1, 3]) { status, matched, written, workspace in
+            #expect(status == DC_OK && !matched)
+            #expect(written == [3, 1, 2])
+            #expect(dc_new_to_old(workspace) == nil)
+        }
         for (stride, identityOffset, contentOffsets) in [(16, 9, [8]), (16, 0, [12]), (4, 0, [Int]())] {
-            Self.runCarriedWalk(setKeys: oldKeys, walk(stride: stride, identityOffset: identityOffset, contentOffsets: contentOffsets)) {
-                status, matched, _, _ in
+            run(setKeys: oldKeys, stride: stride, identityOffset: identityOffset, contentOffsets: contentOffsets) { status, matched, _, _ in
                 #expect(status == DC_ERR_INVALID_ARGUMENT && !matched, "stride \(stride), offsets \(identityOffset) \(contentOffsets)")
             }
         }
         var matched = false
         var keys = [UInt64](repeating: 0, count: 3)
         #expect(dc_match_carried_rows(nil, 0, oldKeys, 3, &keys, 3, nil, nil, &matched) == DC_ERR_NULL_POINTER)
-    }
-
-    /// `dc_match_carried_read`: a reader without callbacks is refused; the new keys are
-    /// written through it whether or not the set can carry the diff; updates are marked
-    /// where it says contents differ.
-    @Test func carriedReadWritesKeysThroughTheReader() {
-        final class Rows {
-            let newKeys: [UInt64] = [3, 1, 2]
-            let changedNewRows: Set<Int> = [1]
-            var calls = 0
-        }
-        let rows = Rows()
-        let writeKeys: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt64>?, Int, Int) -> Void = { context, keys, from, to in
-            let rows = Unmanaged<Rows>.fromOpaque(context!).takeUnretainedValue()
-            rows.calls += 1
-            for index in from..<to { keys![index] = rows.newKeys[index] }
-        }
-        let contentsDiffer: @convention(c) (UnsafeMutableRawPointer?, Int, Int, Int) -> UInt32 = { context, _, newIndex, count in
-            let rows = Unmanaged<Rows>.fromOpaque(context!).takeUnretainedValue()
-            var changed: UInt32 = 0
-            for k in 0..<count where rows.changedNewRows.contains(newIndex + k) { changed |= 1 << UInt32(k) }
-            return changed
-        }
-        let oldKeys: [UInt64] = [1, 2, 3]
-        withExtendedLifetime(rows) {
-            Self.expectCarriedWalkOutcomes { workspace, size, set, written, matched in
-                var reader = dc_row_reader_t(context: Unmanaged.passUnretained(rows).toOpaque(),
-                                             write_new_keys: writeKeys, contents_differ: contentsDiffer)
-                return dc_match_carried_read(workspace, size, oldKeys, 3, &written, 3, &reader, set, &matched)
-            }
-            #expect(rows.calls >= 2)
-            Self.runCarriedWalk(setKeys: oldKeys, { workspace, size, set, written, matched in
-                var noCallbacks = dc_row_reader_t(context: nil, write_new_keys: nil, contents_differ: nil)
-                #expect(dc_match_carried_read(workspace, size, oldKeys, 3, &written, 3, nil, set, &matched) == DC_ERR_NULL_POINTER)
-                return dc_match_carried_read(workspace, size, oldKeys, 3, &written, 3, &noCallbacks, set, &matched)
-            }) { status, matched, _, _ in
-                #expect(status == DC_ERR_NULL_POINTER && !matched)
-            }
-        }
     }
 
     @Test func badRowOffsetsAreRefused() {

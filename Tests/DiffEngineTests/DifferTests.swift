@@ -214,10 +214,9 @@ struct NamedRow: Hashable, CustomStringConvertible {
     }
 
     /// Integer identities with contents only the adapter can compare (a `String` field, a
-    /// model's own `==`): the differ reads keys and compares contents through the adapter, a
-    /// chunk of rows at a time, as it pairs them. Snapshots of 300 rows cross the chunk and
-    /// block sizes; every update equals the one-shot diff's, and an update that only a
-    /// field `hash(into:)` ignores changed is still found.
+    /// model's own `==`): the carried keys pair the rows, the adapter compares them. On
+    /// snapshots of 300 rows every update equals the one-shot diff's, and an update that only
+    /// a field `hash(into:)` ignores changed is still found.
     @Test(arguments: MoveMode.allCases)
     func rowsReadThroughTheAdapterEqualOneShotDiffs(mode: MoveMode) throws {
         var generator = SeededGenerator(seed: 0x2EAD_E2 &+ UInt64(mode.hashValue & 0xFF))

@@ -57,9 +57,7 @@ extension IdentifiableAdapter: ContentHashingAdapter where Element: Hashable {}
 /// Both also carry the set of the previous identity keys (16 to 32 bytes a row): while the
 /// rows' identities are distinct, a call pairs rows by walking the two snapshots side by
 /// side instead of indexing the previous rows, so it costs about half a one-shot diff of the
-/// same snapshots when few rows change. Keeping the previous snapshot with exact identity
-/// keys (integer ids), the walk also reads each new row's key and compares its contents as
-/// it pairs it, so each new row is read once. ``keptBytesPerRow`` counts everything kept.
+/// same snapshots when few rows change. ``keptBytesPerRow`` counts everything kept.
 ///
 /// - Note: Not thread-safe: use one differ from one task or queue at a time. It reuses its
 ///   buffers and workspace, so a steady stream of diffs allocates only the results.
@@ -201,13 +199,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
             return initialUpdate(new.count)
         }
-        // Exact identities: one pass over the new rows reads their keys and, as it pairs them,
-        // compares their contents (where integer fields lie, or through the adapter). When it
-        // cannot pair them, the keys are written and the set cannot carry this diff: the
-        // passes pair without it.
+        // Integer fields: one pass over the new rows reads their keys and, as it pairs them,
+        // compares their contents. When it cannot pair them, the keys are written and the
+        // set cannot carry this diff: the passes pair without it.
         let layout = identityHashBits == 0 && carried.isUsable ? (adapter as? any _IntegerRowLayout)?._integerLayout : nil
-        let readsThroughAdapter = layout == nil && identityHashBits == 0 && carried.isUsable && adapter.identityKeysAreExact
-            && new.count > 0 && !previousRows.isEmpty
         var pairedWithUpdates = false
         if let layout {
             pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
@@ -220,31 +215,6 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
             if pairedWithUpdates { carried.pairings += 1 }
-        } else if readsThroughAdapter {
-            // Any other exact identity (an `Identifiable` model's integer id): the same one
-            // pass, reading keys and comparing contents through the adapter a chunk at a time.
-            pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
-                previousKeys.withUnsafeBufferPointer { oldKeys in
-                    nextKeys.withUnsafeMutableBufferPointer { newKeys in
-                        let adapter = adapter
-                        let oldBase = old.baseAddress.unsafelyUnwrapped, newBase = new.baseAddress.unsafelyUnwrapped
-                        return workspace.matchCarriedReading(
-                            oldKeys: oldKeys, newKeys: newKeys, carried: carried,
-                            writeKeys: { keys, from, to in
-                                adapter.writeIdentityKeys(of: UnsafeBufferPointer(start: newBase + from, count: to - from),
-                                                          to: UnsafeMutableBufferPointer(start: keys + from, count: to - from))
-                            },
-                            contentsDiffer: { oldIndex, newIndex, count in
-                                var changed: UInt32 = 0
-                                for k in 0..<count where !adapter._contentsEqual(at: oldBase + (oldIndex &+ k), newBase + (newIndex &+ k)) {
-                                    changed |= 1 &<< UInt32(k)
-                                }
-                                return changed
-                            })
-                    }
-                }
-            }
-            if pairedWithUpdates { carried.pairings += 1 }
         } else {
             nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
         }
@@ -253,7 +223,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
                                identities: .rows(old, new, adapter, keyBits: identityHashBits),
-                               carried: layout == nil && !readsThroughAdapter ? carried : nil, pairedWithUpdates: pairedWithUpdates,
+                               carried: layout == nil ? carried : nil, pairedWithUpdates: pairedWithUpdates,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
                     }
