@@ -27,9 +27,13 @@ struct SnapshotStream {
         var result = [current]
         let changes = Swift.max(4, Int(Double(rows) * churn)) / 4
         for _ in 1..<snapshots {
-            var drop = Set<Int>()
-            while drop.count < 2 * changes && drop.count < current.count { drop.insert(Int.random(in: 0..<current.count, using: &generator)) }
-            let dropped = Array(drop)
+            // Drawn in the generator's order, not a set's (whose order changes with each
+            // process's hash seed): every process makes the same snapshots.
+            var drop = Set<Int>(), dropped: [Int] = []
+            while drop.count < 2 * changes && drop.count < current.count {
+                let index = Int.random(in: 0..<current.count, using: &generator)
+                if drop.insert(index).inserted { dropped.append(index) }
+            }
             // Half the dropped rows are deleted; the other half move to a random place.
             var inserts: [(position: Int, row: Row)] = dropped.dropFirst(changes).map { (Int.random(in: 0...current.count, using: &generator), current[$0]) }
             inserts += (0..<changes).map { _ in (Int.random(in: 0...current.count, using: &generator), fresh(&generator)) }
