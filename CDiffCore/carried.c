@@ -163,11 +163,16 @@ typedef struct dc_walker {
     size_t paired;
     /* Rows read in place (dc_match_carried_rows), else NULL: the new keys are read out of
      * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
-     * contents are compared as rows pair, into `updated`. */
+     * contents are compared as rows pair, into `updated`. The pairing is then kept as
+     * segments (workspace.h), not in old_to_new and new_to_old. */
     const dc_row_layout_t *layout;
     uint64_t *keys_out;
     size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
     uint64_t *updated;
+    uint64_t *old_paired, *new_paired;
+    dc_segment_t *segments;
+    size_t segment_count;
+    size_t walk_segments; /* the walk's segments; the deferred rows' follow */
 } dc_walker_t;
 
 /* How many keys past the one it needs the walk reads out of the rows at a time: the rows it
@@ -180,10 +185,18 @@ static inline uint64_t dc_load_field(const unsigned char *field) {
     return value;
 }
 
+/* How far ahead of the walk the new rows are fetched: a fresh snapshot is rarely in cache,
+ * and the hardware's own prefetching alone left the walk waiting for it (measured in
+ * Benchmarks/RESULTS.md). */
+#define DC_ROWS_PREFETCH_BYTES 2048
+
 /* Writes new keys [from, to) out of the rows. */
 static void dc_read_row_keys(const dc_row_layout_t *layout, uint64_t *keys, size_t from, size_t to) {
     const unsigned char *field = (const unsigned char *)layout->new_rows + from * layout->stride + layout->identity_offset;
-    for (size_t j = from; j < to; j++, field += layout->stride) keys[j] = dc_load_field(field);
+    for (size_t j = from; j < to; j++, field += layout->stride) {
+        __builtin_prefetch(field + DC_ROWS_PREFETCH_BYTES);
+        keys[j] = dc_load_field(field);
+    }
 }
 
 /* Rows mode: makes new keys [0, upto) readable (and some after them). */
@@ -204,6 +217,25 @@ static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, s
     return false;
 }
 
+/* Rows mode: pairs old rows [i, i + length) with new rows [j, j + length), which continue
+ * the last segment or start one. */
+static inline void dc_add_segment(dc_walker_t *w, size_t i, size_t j, size_t length) {
+    dc_segment_t *last = w->segment_count > 0 ? &w->segments[w->segment_count - 1] : NULL;
+    if (last != NULL && last->old_start + (size_t)last->length == i && last->new_start + (size_t)last->length == j) {
+        last->length += (uint32_t)length;
+    } else {
+        w->segments[w->segment_count++] = (dc_segment_t){ (uint32_t)i, (uint32_t)j, (uint32_t)length };
+    }
+    dc_bits_set_range(w->old_paired, i, length);
+    dc_bits_set_range(w->new_paired, j, length);
+    w->paired += length;
+}
+
+/* Whether old row i is paired already. */
+static inline bool dc_old_taken(const dc_walker_t *w, size_t i) {
+    return w->layout != NULL ? dc_bit_get(w->old_paired, i) : w->old_to_new[i] != DC_UNPAIRED;
+}
+
 /* Rows mode: marks new row j updated when its contents differ from old row i's. */
 static inline void dc_compare_pair(dc_walker_t *w, size_t i, size_t j) {
     if (w->layout != NULL && dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
@@ -217,7 +249,7 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
  * nothing. */
 static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key) {
     if ((w->old_keys[i] & w->mask) != key) return DC_LOOK_OTHER;
-    if (w->old_to_new[i] != DC_UNPAIRED) return DC_LOOK_ABSENT;
+    if (dc_old_taken(w, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
         return DC_LOOK_ABSENT;
@@ -227,10 +259,14 @@ static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key
 
 /* `rows`: whether the walk reads rows (w->layout), a constant in each copy of the walk. */
 static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows) {
+    if (rows) {
+        dc_add_segment(w, i, j, 1);
+        dc_compare_pair(w, i, j);
+        return;
+    }
     w->new_to_old[j] = (uint32_t)i;
     w->old_to_new[i] = (uint32_t)j;
     w->paired++;
-    if (rows) dc_compare_pair(w, i, j);
 }
 
 static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
@@ -252,9 +288,14 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
             || (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
             break;
         }
-        dc_walk_pair_as(w, j, j, rows);
+        if (rows) {
+            dc_compare_pair(w, j, j);
+        } else {
+            dc_walk_pair_as(w, j, j, false);
+        }
         j++;
     }
+    if (rows && j > 0) dc_add_segment(w, 0, 0, j);
     w->ws->prefix_length = j;
     size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
@@ -265,6 +306,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         if (w->verifier.equal == NULL && guess >= taken_ahead) {
             /* The common case, rows that kept their order: pair while the keys agree. */
             const size_t run_end = n - j < m - guess ? n : j + (m - guess);
+            const size_t run_start = j;
             size_t i = guess;
             /* A block at a time while whole blocks agree (branch-free, vectorized). */
             enum { block = 16 };
@@ -273,11 +315,12 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 uint64_t differ = 0;
                 for (size_t k = 0; k < block; k++) differ |= old_keys[i + k] ^ new_keys[j + k];
                 if ((differ & mask) != 0) break;
-                for (size_t k = 0; k < block; k++) {
-                    w->new_to_old[j + k] = (uint32_t)(i + k);
-                    w->old_to_new[i + k] = (uint32_t)(j + k);
-                }
-                if (rows) {
+                if (!rows) {
+                    for (size_t k = 0; k < block; k++) {
+                        w->new_to_old[j + k] = (uint32_t)(i + k);
+                        w->old_to_new[i + k] = (uint32_t)(j + k);
+                    }
+                } else {
                     const dc_row_layout_t *layout = w->layout;
                     uint32_t changed = 0;
                     if (layout->content_count == 1) {
@@ -298,13 +341,20 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
             while (j < run_end) {
                 if (rows) dc_keys_ready(w, j + 1);
                 if ((old_keys[i] & mask) != (new_keys[j] & mask)) break;
-                w->new_to_old[j] = (uint32_t)i;
-                w->old_to_new[i] = (uint32_t)j;
-                if (rows) dc_compare_pair(w, i, j);
+                if (rows) {
+                    dc_compare_pair(w, i, j);
+                } else {
+                    w->new_to_old[j] = (uint32_t)i;
+                    w->old_to_new[i] = (uint32_t)j;
+                }
                 i++;
                 j++;
             }
-            w->paired += i - guess;
+            if (!rows) {
+                w->paired += i - guess;
+            } else if (i != guess) {
+                dc_add_segment(w, guess, run_start, i - guess);
+            }
             if (i != guess) {
                 guess = i;
                 off_sequence = 0;
@@ -315,7 +365,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         }
         if (rows) dc_keys_ready(w, j + 1);
         const uint64_t key = new_keys[j] & mask;
-        w->new_to_old[j] = DC_UNPAIRED;
+        if (!rows) w->new_to_old[j] = DC_UNPAIRED;
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
@@ -360,6 +410,16 @@ static void dc_walk(dc_walker_t *w) {
     }
 }
 
+/* Step 2's table of the old rows the walk left unpaired: adds old row i. */
+static inline void dc_index_unpaired(dc_walker_t *w, uint64_t *table, size_t capacity, unsigned shift, size_t i) {
+    const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD };
+    dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here */
+    bool found;
+    const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
+    size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &by_key, &found);
+    table[position] = dc_make_slot(probe.tag, dc_index_field(i));
+}
+
 /* step 2: the deferred rows, in new order, through a table of the old rows the walk left
  * unpaired (built in the workspace's table region). A deferred row whose key's old row the
  * walk paired needs the occurrence rule across the whole input: false, and dc_match() decides. */
@@ -395,22 +455,29 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     memset(table, 0, capacity * 8);
     const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD }, new_view = { w->new_keys, w->mask, DC_SIDE_NEW };
     dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
-    enum { block = 16 };
-    for (size_t i = 0; i < w->m; i++) {
-        // Most old rows are paired: blocks without an unpaired one are skipped with a
-        // branch-free test the compiler vectorizes.
-        while (i % block == 0 && i + block <= w->m) {
-            uint32_t any = 0;
-            for (size_t k = 0; k < block; k++) any |= w->old_to_new[i + k] == DC_UNPAIRED;
-            if (any) break;
-            i += block;
+    if (w->layout != NULL) {
+        // Rows mode: the unpaired old rows are the clear bits of old_paired.
+        for (size_t word = 0; word < dc_bitmap_words(w->m); word++) {
+            uint64_t unpaired = ~w->old_paired[word];
+            if (word == w->m / 64) unpaired &= (UINT64_C(1) << (w->m % 64)) - 1;
+            for (; unpaired != 0; unpaired &= unpaired - 1) {
+                dc_index_unpaired(w, table, capacity, shift, word * 64 + (size_t)__builtin_ctzll(unpaired));
+            }
         }
-        if (i == w->m) break;
-        if (w->old_to_new[i] != DC_UNPAIRED) continue;
-        bool found;
-        const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
-        size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &by_key, &found);
-        table[position] = dc_make_slot(probe.tag, dc_index_field(i));
+    } else {
+        enum { block = 16 };
+        for (size_t i = 0; i < w->m; i++) {
+            // Most old rows are paired: blocks without an unpaired one are skipped with a
+            // branch-free test the compiler vectorizes.
+            while (i % block == 0 && i + block <= w->m) {
+                uint32_t any = 0;
+                for (size_t k = 0; k < block; k++) any |= w->old_to_new[i + k] == DC_UNPAIRED;
+                if (any) break;
+                i += block;
+            }
+            if (i == w->m) break;
+            if (w->old_to_new[i] == DC_UNPAIRED) dc_index_unpaired(w, table, capacity, shift, i);
+        }
     }
     for (size_t j = first; j != SIZE_MAX; j = dc_bit_next(&rows)) {
         bool found;
@@ -452,23 +519,46 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
         .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
         .old_to_new = dc_old_to_new(ws), .new_to_old = dc_pairing(ws), .deferred = dc_moved(ws),
         .layout = layout, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
+        .old_paired = dc_old_paired(ws), .new_paired = dc_new_paired(ws),
+        .segments = dc_segments(ws), .segment_count = 0,
     };
-    memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
+    if (layout != NULL) {
+        memset(walker.old_paired, 0, dc_bitmap_words(m) * 8);
+        memset(walker.new_paired, 0, dc_bitmap_words(n) * 8);
+    } else {
+        memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
+    }
     dc_walk(&walker);                                            /* step 1 */
     dc_keys_ready(&walker, n);
     *keys_ready = walker.keys_ready;
+    walker.walk_segments = walker.segment_count;
     bool complete;
     if ((status = dc_pair_deferred(&walker, &complete)) != DC_OK) return status;  /* step 2 */
     if (!complete) return DC_OK; /* the workspace stays empty */
     ws->paired = walker.paired;
-    dc_check_matched(ws, input, mask);
+    if (layout != NULL) {
+        ws->segmented = 1;
+        ws->segment_count = walker.segment_count;
+        ws->walk_segments = walker.walk_segments;
+        dc_check_segments(ws);
+    } else {
+        dc_check_matched(ws, input, mask);
+    }
 #ifdef DC_INTERNAL_CHECKS
     if (layout != NULL) {
-        for (size_t j = 0; j < n; j++) {
-            const uint32_t i = walker.new_to_old[j];
-            DC_CHECK(dc_bit_get(walker.updated, j) == (i != DC_UNPAIRED && dc_contents_differ(layout, i, j)),
-                     "a row is marked updated exactly when its pair's contents differ");
+        size_t differing = 0;
+        for (size_t s = 0; s < walker.segment_count; s++) {
+            const dc_segment_t segment = walker.segments[s];
+            for (uint32_t k = 0; k < segment.length; k++) {
+                const bool differ = dc_contents_differ(layout, segment.old_start + k, segment.new_start + k);
+                DC_CHECK(dc_bit_get(walker.updated, segment.new_start + k) == differ,
+                         "a row is marked updated exactly when its pair's contents differ");
+                differing += differ;
+            }
         }
+        size_t marked = 0;
+        for (size_t j = 0; j < n; j++) marked += dc_bit_get(walker.updated, j);
+        DC_CHECK(marked == differing, "only paired rows are marked updated");
     }
 #endif
     ws->state = DC_STATE_MATCHED;

@@ -12,6 +12,7 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
     if ((ws->old_count && old_contents == NULL) || (ws->new_count && new_contents == NULL)) {
         return DC_ERR_NULL_POINTER;
     }
+    dc_unsegment(ws);
     const uint32_t *new_to_old = dc_pairing(ws);
     uint64_t *updated = dc_updated(ws);
     for (size_t j = 0; j < ws->new_count; j++) {
@@ -27,7 +28,7 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
 dc_status_t dc_mark_updated(void *workspace, size_t new_index) {
     dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
     if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;
-    if (new_index >= ws->new_count || dc_pairing(ws)[new_index] == DC_UNPAIRED) {
+    if (new_index >= ws->new_count || !dc_new_is_paired(ws, new_index)) {
         return DC_ERR_INVALID_ARGUMENT;
     }
     dc_bit_set(dc_updated(ws), new_index);
@@ -41,10 +42,9 @@ dc_status_t dc_mark_updated_rows(void *workspace, const uint64_t *updated, size_
     if (word_count != words) return DC_ERR_INVALID_ARGUMENT;
     if (words == 0) return DC_OK;
     if (updated == NULL) return DC_ERR_NULL_POINTER;
-    const uint32_t *new_to_old = dc_pairing(ws);
     dc_bit_cursor_t cursor = dc_bit_cursor(updated, ws->new_count);
     for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
-        if (j >= ws->new_count || new_to_old[j] == DC_UNPAIRED) return DC_ERR_INVALID_ARGUMENT;
+        if (j >= ws->new_count || !dc_new_is_paired(ws, j)) return DC_ERR_INVALID_ARGUMENT;
     }
     uint64_t *flags = dc_updated(ws);
     for (size_t word = 0; word < words; word++) flags[word] |= updated[word];

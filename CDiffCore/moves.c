@@ -15,18 +15,6 @@
 #define dc_unpredictable(condition) (condition)
 #endif
 
-/* Sets bits [first, first + count) of `bits`. */
-static void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
-    size_t end = first + count;
-    while (first < end) {
-        size_t word = first / 64, offset = first % 64;
-        size_t span = 64 - offset < end - first ? 64 - offset : end - first;
-        uint64_t mask = span == 64 ? UINT64_MAX : ((UINT64_C(1) << span) - 1) << offset;
-        bits[word] |= mask;
-        first += span;
-    }
-}
-
 /* The first index in [low, end) whose value exceeds `value`, in increasing `values` whose
  * index end - 1 is known to (it is never read, so it may lie past the array). Branch-free:
  * which way a search goes is a coin toss the branch predictor would lose. */
@@ -45,12 +33,84 @@ static inline size_t dc_first_above(const uint32_t *values, size_t low, size_t e
 
 /* A run: paired rows that are consecutive in old order and whose new indexes are
  * consecutive integers. Patience sorting places a run's rows on consecutive piles (the
- * first on pile `pile`), so the whole pass works a run at a time. */
+ * first on pile `pile`), so the moves pass works a run at a time. */
 typedef struct dc_run {
     uint32_t first_value; /* new index of the run's first row */
     uint32_t length;
     uint32_t pile;        /* the pile of its first row: the longest subsequence before it */
 } dc_run_t;
+
+/* The piles of the patience sort, with two levels of fences over their tops. */
+typedef struct dc_piles {
+    uint32_t *top_value;   /* the new index on top of each pile */
+    uint32_t *fence;       /* [b]: top_value[b * spacing] */
+    uint32_t *outer_fence; /* [c]: fence[c * spacing] */
+    size_t count;
+} dc_piles_t;
+
+/* Piles for up to m rows at `memory` (m pile tops and their fences). */
+static dc_piles_t dc_piles_at(void *memory, size_t m) {
+    uint32_t *top_value = memory;
+    uint32_t *fence = top_value + m;
+    dc_piles_t piles = { top_value, fence, fence + dc_fence_count(m), 0 };
+    return piles;
+}
+
+/* Places a run on the piles: it lands on consecutive piles from the first whose top
+ * exceeds its first value (or a new one), which it returns. */
+static size_t dc_place_run(dc_piles_t *p, uint32_t first_value, uint32_t length) {
+    const size_t piles = p->count;
+    size_t pile;
+    if (piles == 0 || first_value > p->top_value[piles - 1]) {
+        pile = piles;
+    } else if (piles == 1 || first_value > p->top_value[piles - 2]) {
+        pile = piles - 1; /* the usual case right after one row out of place */
+    } else {
+        // Among piles 0 ..< piles - 1 (the last of them is known to qualify): the outer
+        // fences, which stay in cache, then one cache line of fences, then one of piles.
+        // At each level the first entry above first_value lies between two entries of
+        // the level above (or past the last, where pile piles - 2 qualifies).
+        const size_t fences = (piles - 2) / DC_FENCE_SPACING + 1; /* those below piles - 1 */
+        const size_t outer_fences = (fences - 1) / DC_FENCE_SPACING + 1;
+        const size_t outer_above = dc_first_above(p->outer_fence, 0, outer_fences + 1, first_value);
+        if (outer_above == 0) {
+            pile = 0;
+        } else {
+            const size_t last_fence = outer_above < outer_fences ? outer_above * DC_FENCE_SPACING : fences;
+            const size_t above = dc_first_above(p->fence, (outer_above - 1) * DC_FENCE_SPACING + 1, last_fence + 1,
+                                                first_value);
+            const size_t last_pile = above < fences ? above * DC_FENCE_SPACING : piles - 2;
+            pile = dc_first_above(p->top_value, (above - 1) * DC_FENCE_SPACING + 1, last_pile + 1, first_value);
+        }
+    }
+    for (uint32_t offset = 0; offset < length; offset++) p->top_value[pile + offset] = first_value + offset;
+    const size_t outer_spacing = DC_FENCE_SPACING * DC_FENCE_SPACING;
+    for (size_t fenced = (pile + DC_FENCE_SPACING - 1) / DC_FENCE_SPACING; fenced * DC_FENCE_SPACING < pile + length; fenced++) {
+        p->fence[fenced] = first_value + (uint32_t)(fenced * DC_FENCE_SPACING - pile);
+    }
+    for (size_t fenced = (pile + outer_spacing - 1) / outer_spacing; fenced * outer_spacing < pile + length; fenced++) {
+        p->outer_fence[fenced] = first_value + (uint32_t)(fenced * outer_spacing - pile);
+    }
+    if (pile + length > piles) p->count = pile + length;
+    return pile;
+}
+
+/* Reads one longest subsequence back, last to first, and marks every other row of the
+ * runs (placed, in old order) moved: a row's predecessor is the latest earlier row one
+ * pile down, whose new index is below the row's by the piles' invariant. In a run whose
+ * piles hold the wanted one, that is the run's rows up to it. */
+static void dc_mark_off_kept(const dc_run_t *runs, size_t run_count, size_t piles, uint64_t *moved) {
+    size_t wanted = piles;
+    for (size_t r = run_count; r-- > 0;) {
+        const dc_run_t run = runs[r];
+        size_t kept = 0;
+        if (wanted > run.pile && wanted <= (size_t)run.pile + run.length) {
+            kept = wanted - run.pile;
+            wanted = run.pile;
+        }
+        if (kept < run.length) dc_bits_set_range(moved, run.first_value + kept, run.length - kept);
+    }
+}
 
 /* minimal and none: marks as moved every paired row off one longest increasing
  * subsequence of the new indexes taken in old order. Patience sorting, O(k log k) for k
@@ -63,15 +123,12 @@ typedef struct dc_run {
 static void dc_mark_off_lis(dc_workspace_t *ws) {
     const size_t m = ws->old_count, prefix = ws->prefix_length;
     const uint32_t *old_to_new = dc_old_to_new(ws);
-    uint64_t *moved = dc_moved(ws);
 
     // The table region is free after matching and is sized for this (workspace.c): at most
     // m runs of 12 bytes, at most m pile tops of 4, and their fences.
     dc_run_t *runs = (dc_run_t *)dc_table(ws);
-    uint32_t *pile_top_value = (uint32_t *)(runs + m); /* the new index on top of each pile */
-    uint32_t *fence = pile_top_value + m;              /* [b]: pile_top_value[b * spacing] */
-    uint32_t *outer_fence = fence + dc_fence_count(m); /* [c]: fence[c * spacing] */
-    size_t run_count = 0, piles = 0;
+    dc_piles_t piles = dc_piles_at(runs + m, m);
+    size_t run_count = 0;
     size_t i = prefix;
     for (;;) {
         while (i < m && old_to_new[i] == DC_UNPAIRED) i++;
@@ -109,55 +166,71 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
             length += paired;
             i++;
         }
-        size_t pile; /* the first pile whose top exceeds first_value, or a new one */
-        if (piles == 0 || first_value > pile_top_value[piles - 1]) {
-            pile = piles;
-        } else if (piles == 1 || first_value > pile_top_value[piles - 2]) {
-            pile = piles - 1; /* the usual case right after one row out of place */
-        } else {
-            // Among piles 0 ..< piles - 1 (the last of them is known to qualify): the outer
-            // fences, which stay in cache, then one cache line of fences, then one of piles.
-            // At each level the first entry above first_value lies between two entries of
-            // the level above (or past the last, where pile piles - 2 qualifies).
-            const size_t fences = (piles - 2) / DC_FENCE_SPACING + 1; /* those below piles - 1 */
-            const size_t outer_fences = (fences - 1) / DC_FENCE_SPACING + 1;
-            const size_t outer_above = dc_first_above(outer_fence, 0, outer_fences + 1, first_value);
-            if (outer_above == 0) {
-                pile = 0;
-            } else {
-                const size_t last_fence = outer_above < outer_fences ? outer_above * DC_FENCE_SPACING : fences;
-                const size_t above = dc_first_above(fence, (outer_above - 1) * DC_FENCE_SPACING + 1, last_fence + 1,
-                                                    first_value);
-                const size_t last_pile = above < fences ? above * DC_FENCE_SPACING : piles - 2;
-                pile = dc_first_above(pile_top_value, (above - 1) * DC_FENCE_SPACING + 1, last_pile + 1, first_value);
-            }
-        }
-        for (uint32_t offset = 0; offset < length; offset++) pile_top_value[pile + offset] = first_value + offset;
-        const size_t outer_spacing = DC_FENCE_SPACING * DC_FENCE_SPACING;
-        for (size_t fenced = (pile + DC_FENCE_SPACING - 1) / DC_FENCE_SPACING; fenced * DC_FENCE_SPACING < pile + length; fenced++) {
-            fence[fenced] = first_value + (uint32_t)(fenced * DC_FENCE_SPACING - pile);
-        }
-        for (size_t fenced = (pile + outer_spacing - 1) / outer_spacing; fenced * outer_spacing < pile + length; fenced++) {
-            outer_fence[fenced] = first_value + (uint32_t)(fenced * outer_spacing - pile);
-        }
-        if (pile + length > piles) piles = pile + length;
+        const size_t pile = dc_place_run(&piles, first_value, length);
         runs[run_count++] = (dc_run_t){ first_value, length, (uint32_t)pile };
     }
+    dc_mark_off_kept(runs, run_count, piles.count, dc_moved(ws));
+}
 
-    // Read one longest subsequence back, last to first: a row's predecessor is the latest
-    // earlier row one pile down, whose new index is below the row's by the piles'
-    // invariant. In a run whose piles hold the wanted one, that is the run's rows up to it;
-    // every other row is a move.
-    size_t wanted = piles;
-    for (size_t r = run_count; r-- > 0;) {
-        const dc_run_t run = runs[r];
-        size_t kept = 0;
-        if (wanted > run.pile && wanted <= (size_t)run.pile + run.length) {
-            kept = wanted - run.pile;
-            wanted = run.pile;
+/* dc_mark_off_lis() over a segmented pairing, in time in the segments (and a bitmap word
+ * every 64 old rows), not in the rows. A run is kept or moved whole: no other row's new
+ * index lies between two of a run's, so the piles a run's rows land on are those its first
+ * lands on and up, and a pile is the length of the longest increasing subsequence before
+ * its row. So the pile of a run's first row is the most that some earlier run with lower
+ * new indexes reaches (its pile plus its length), which a Fenwick tree over the runs'
+ * ranks in new order answers without the pile tops; reading the subsequence back is then
+ * dc_mark_off_kept(), run for run what dc_mark_off_lis() does. */
+static void dc_mark_off_lis_segmented(dc_workspace_t *ws) {
+    const size_t m = ws->old_count, count = ws->segment_count, walk = ws->walk_segments;
+    const dc_segment_t *segments = dc_segments(ws);
+    // Scratch: the pairing arrays, which a segmented workspace does not use, and the table
+    // region (at most one segment an old row, and fewer than one a new row: workspace.c).
+    uint32_t *segment_at = dc_old_to_new(ws); /* [i]: the segment starting at old row i, where `starts` says */
+    uint32_t *reach = dc_pairing(ws) - 1;     /* the Fenwick tree, over ranks 1 ... count */
+    dc_run_t *runs = (dc_run_t *)dc_table(ws);
+    uint32_t *rank = (uint32_t *)(runs + count); /* each segment's in new order */
+    uint64_t *starts = (uint64_t *)dc_table(ws) + (count * (sizeof(dc_run_t) + 4) + 7) / 8;
+
+    // Ranks in new order: the walk's segments and the deferred rows', each in new order, merged.
+    for (size_t w = 0, d = walk, r = 0; w < walk || d < count; r++) {
+        if (d == count || (w < walk && segments[w].new_start < segments[d].new_start)) {
+            rank[w++] = (uint32_t)r;
+        } else {
+            rank[d++] = (uint32_t)r;
         }
-        if (kept < run.length) dc_bits_set_range(moved, run.first_value + kept, run.length - kept);
     }
+    // Segments in old order make the runs: neighbours whose new rows continue join (the old
+    // rows between them, if any, are unpaired). A run's `pile` holds its rank until placed.
+    memset(starts, 0, dc_bitmap_words(m) * 8);
+    for (size_t s = 0; s < count; s++) {
+        segment_at[segments[s].old_start] = (uint32_t)s;
+        dc_bit_set(starts, segments[s].old_start);
+    }
+    size_t run_count = 0;
+    dc_bit_cursor_t cursor = dc_bit_cursor(starts, m);
+    for (size_t i = dc_bit_next(&cursor); i != SIZE_MAX; i = dc_bit_next(&cursor)) {
+        const size_t s = segment_at[i];
+        if (run_count > 0 && runs[run_count - 1].first_value + runs[run_count - 1].length == segments[s].new_start) {
+            runs[run_count - 1].length += segments[s].length;
+        } else {
+            runs[run_count++] = (dc_run_t){ segments[s].new_start, segments[s].length, rank[s] };
+        }
+    }
+    memset(reach + 1, 0, count * 4);
+    size_t piles = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        uint32_t pile = 0;
+        for (size_t node = runs[r].pile; node > 0; node &= node - 1) { /* ranks below this run's */
+            if (reach[node] > pile) pile = reach[node];
+        }
+        const uint32_t reached = pile + runs[r].length;
+        for (size_t node = (size_t)runs[r].pile + 1; node <= count; node += node & (~node + 1)) {
+            if (reach[node] < reached) reach[node] = reached;
+        }
+        runs[r].pile = pile;
+        if (reached > piles) piles = reached;
+    }
+    dc_mark_off_kept(runs, run_count, piles, dc_moved(ws));
 }
 
 /* displaced: IGListKit's rule. A paired row moves when its old index, less the deletions
@@ -187,8 +260,13 @@ static void dc_mark_displaced(dc_workspace_t *ws) {
 
 void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode) {
     memset(dc_moved(ws), 0, dc_bitmap_words(ws->new_count) * 8);
+    if (mode != DC_MOVES_MINIMAL) dc_unsegment(ws);
     if (mode == DC_MOVES_DISPLACED) {
         dc_mark_displaced(ws);
+        return;
+    }
+    if (ws->segmented) {
+        dc_mark_off_lis_segmented(ws);
         return;
     }
     dc_mark_off_lis(ws);

@@ -1,9 +1,11 @@
 /* Pass 4: the lists out of a finished workspace, and the pairing of a matched one. */
 #include "workspace.h"
 
-const uint32_t *dc_new_to_old(const void *workspace) {
+const uint32_t *dc_new_to_old(void *workspace) {
     dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
-    return ws ? dc_pairing(ws) : NULL;
+    if (ws == NULL) return NULL;
+    dc_unsegment(ws);
+    return dc_pairing(ws);
 }
 
 /* Writes the set bits of `bits` (below `limit`) as (old, new) pairs. */
@@ -15,6 +17,28 @@ static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *n
         out[2 * written] = (int64_t)new_to_old[j] + offset;
         out[2 * written + 1] = (int64_t)j + offset;
         written++;
+    }
+}
+
+/* Segmented: dc_write_pairs() through the segments. */
+static void dc_write_pairs_segmented(const uint64_t *bits, dc_workspace_t *ws, int64_t offset, int64_t *out) {
+    size_t written = 0;
+    dc_segment_cursor_t segments = dc_segment_cursor(ws);
+    dc_bit_cursor_t cursor = dc_bit_cursor(bits, ws->new_count);
+    for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+        out[2 * written] = (int64_t)dc_segment_old_of(&segments, j) + offset;
+        out[2 * written + 1] = (int64_t)j + offset;
+        written++;
+    }
+}
+
+/* Segmented: writes the indexes below `count` whose bit in `paired` is clear. */
+static void dc_write_clear_bits(const uint64_t *paired, size_t count, int64_t offset, int64_t *out) {
+    size_t written = 0;
+    for (size_t word = 0; word < dc_bitmap_words(count); word++) {
+        uint64_t clear = ~paired[word];
+        if (word == count / 64) clear &= (UINT64_C(1) << (count % 64)) - 1; /* the last, partial word */
+        for (; clear != 0; clear &= clear - 1) out[written++] = (int64_t)(word * 64 + (size_t)__builtin_ctzll(clear)) + offset;
     }
 }
 
@@ -57,12 +81,19 @@ dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buf
     }
     if (index_offset > (size_t)INT64_MAX - DC_MAX_ROWS) return DC_ERR_INVALID_ARGUMENT;
     const int64_t offset = (int64_t)index_offset;
-    const uint32_t *old_to_new = dc_old_to_new(ws);
-    const uint32_t *new_to_old = dc_pairing(ws);
-    if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, c->deletions, offset, out->deletions);
-    if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, c->insertions, offset, out->insertions);
-    if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
-    if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
+    if (ws->segmented) {
+        if (c->deletions) dc_write_clear_bits(dc_old_paired(ws), ws->old_count, offset, out->deletions);
+        if (c->insertions) dc_write_clear_bits(dc_new_paired(ws), ws->new_count, offset, out->insertions);
+        if (c->updates) dc_write_pairs_segmented(dc_updated(ws), ws, offset, out->updates);
+        if (c->moves) dc_write_pairs_segmented(dc_moved(ws), ws, offset, out->moves);
+    } else {
+        const uint32_t *old_to_new = dc_old_to_new(ws);
+        const uint32_t *new_to_old = dc_pairing(ws);
+        if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, c->deletions, offset, out->deletions);
+        if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, c->insertions, offset, out->insertions);
+        if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
+        if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
+    }
     dc_check_ascending(out->deletions, c->deletions, 1, "deletions ascending");
     dc_check_ascending(out->insertions, c->insertions, 1, "insertions ascending");
     dc_check_ascending(out->updates + 1, c->updates, 2, "updates ascending by new index");

@@ -23,7 +23,8 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
     regions.table_offset = total;
     /* After matching, the moves pass reuses this region for its runs, pile tops and fences
-     * (a little over 16 bytes an old row); size it for whichever is larger. */
+     * (a little over 16 bytes an old row); size it for whichever is larger. Over segments
+     * it needs less: 16 bytes a segment and a bit an old row (moves.c). */
     size_t moves_bytes = old_count * 16 + (dc_fence_count(old_count) + dc_fence_count(dc_fence_count(old_count))) * 4;
     size_t table_bytes = capacity * 8 > moves_bytes ? capacity * 8 : moves_bytes;
     if (capacity > SIZE_MAX / 8 || !dc_add_region(&total, table_bytes)) return 0;
@@ -35,6 +36,13 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     if (!dc_add_region(&total, dc_bitmap_words(new_count) * 8)) return 0;
     regions.moved_offset = total;
     if (!dc_add_region(&total, dc_bitmap_words(new_count) * 8)) return 0;
+    regions.old_paired_offset = total;
+    if (!dc_add_region(&total, dc_bitmap_words(old_count) * 8)) return 0;
+    regions.new_paired_offset = total;
+    if (!dc_add_region(&total, dc_bitmap_words(new_count) * 8)) return 0;
+    /* A segment holds a pair at least (and no two one), so there are fewer than either side. */
+    regions.segments_offset = total;
+    if (!dc_add_region(&total, (old_count < new_count ? old_count : new_count) * sizeof(dc_segment_t))) return 0;
     if (layout) *layout = regions;
     return total;
 }

@@ -13,11 +13,15 @@ typedef struct dc_workspace {
     uint64_t magic;          /* set by dc_match(), so a stray pointer is refused later */
     uint32_t state;          /* enum dc_state */
     uint32_t move_mode;      /* the mode dc_finish() ran with */
+    uint32_t segmented;      /* the pairing is held as segments, not per row (see dc_segment_t) */
+    uint32_t reserved;
     size_t old_count;
     size_t new_count;
     size_t prefix_length;    /* rows 0 ..< prefix_length are paired with themselves */
     size_t paired;           /* pairs kept so far */
     size_t table_capacity;   /* slots available (the size query's capacity for old_count) */
+    size_t segment_count;    /* segmented: segments held */
+    size_t walk_segments;    /* segmented: the first ones, from the walk; the rest paired later */
     dc_counts_t counts;      /* valid once finished */
     /* Region offsets from the start of the workspace. */
     size_t table_offset;     /* uint64_t[table_capacity]; after matching, scratch for moves */
@@ -25,7 +29,22 @@ typedef struct dc_workspace {
     size_t new_to_old_offset; /* uint32_t[new_count] */
     size_t updated_offset;   /* uint64_t bitmap over new rows */
     size_t moved_offset;     /* uint64_t bitmap over new rows */
+    size_t old_paired_offset; /* segmented: uint64_t bitmap over old rows, set where paired */
+    size_t new_paired_offset; /* segmented: uint64_t bitmap over new rows, set where paired */
+    size_t segments_offset;  /* segmented: dc_segment_t[min(old_count, new_count)] */
 } dc_workspace_t;
+
+/* A segment of the pairing: old rows [old_start, old_start + length) pair with new rows
+ * [new_start, new_start + length), in order. dc_match_carried_rows() keeps its pairing as
+ * segments instead of the two pairing arrays: a walk that pairs long runs of rows then
+ * costs a write a run, not two a row, and passes 3 and 4 work a segment at a time. Segments [0, walk_segments) are the walk's and the rest the deferred
+ * rows'; each group is in new order. dc_unsegment() writes the arrays out for the passes
+ * that need them per row. */
+typedef struct dc_segment {
+    uint32_t old_start;
+    uint32_t new_start;
+    uint32_t length;
+} dc_segment_t;
 
 _Static_assert(sizeof(dc_workspace_t) % 8 == 0, "regions after the header stay 8-byte aligned");
 
@@ -47,10 +66,52 @@ static inline uint32_t *dc_old_to_new(dc_workspace_t *ws) { return (uint32_t *)d
 static inline uint32_t *dc_pairing(dc_workspace_t *ws) { return (uint32_t *)dc_region(ws, ws->new_to_old_offset); }
 static inline uint64_t *dc_updated(dc_workspace_t *ws) { return (uint64_t *)dc_region(ws, ws->updated_offset); }
 static inline uint64_t *dc_moved(dc_workspace_t *ws) { return (uint64_t *)dc_region(ws, ws->moved_offset); }
+static inline uint64_t *dc_old_paired(dc_workspace_t *ws) { return (uint64_t *)dc_region(ws, ws->old_paired_offset); }
+static inline uint64_t *dc_new_paired(dc_workspace_t *ws) { return (uint64_t *)dc_region(ws, ws->new_paired_offset); }
+static inline dc_segment_t *dc_segments(dc_workspace_t *ws) { return (dc_segment_t *)dc_region(ws, ws->segments_offset); }
 
 static inline void dc_bit_set(uint64_t *bits, size_t index) { bits[index / 64] |= UINT64_C(1) << (index % 64); }
 static inline void dc_bit_clear(uint64_t *bits, size_t index) { bits[index / 64] &= ~(UINT64_C(1) << (index % 64)); }
 static inline bool dc_bit_get(const uint64_t *bits, size_t index) { return (bits[index / 64] >> (index % 64)) & 1; }
+
+/* Sets bits [first, first + count) of `bits`. */
+static inline void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
+    size_t end = first + count;
+    while (first < end) {
+        size_t word = first / 64, offset = first % 64;
+        size_t span = 64 - offset < end - first ? 64 - offset : end - first;
+        uint64_t mask = span == 64 ? UINT64_MAX : ((UINT64_C(1) << span) - 1) << offset;
+        bits[word] |= mask;
+        first += span;
+    }
+}
+
+/* Whether new row j is paired, in either form of the pairing. */
+static inline bool dc_new_is_paired(dc_workspace_t *ws, size_t j) {
+    return ws->segmented ? dc_bit_get(dc_new_paired(ws), j) : dc_pairing(ws)[j] != DC_UNPAIRED;
+}
+
+/* Finds the old row paired with new rows in increasing order, through the segments. */
+typedef struct dc_segment_cursor {
+    const dc_segment_t *walk, *walk_end, *deferred, *deferred_end;
+} dc_segment_cursor_t;
+
+static inline dc_segment_cursor_t dc_segment_cursor(dc_workspace_t *ws) {
+    const dc_segment_t *segments = dc_segments(ws);
+    dc_segment_cursor_t cursor = { segments, segments + ws->walk_segments, segments + ws->walk_segments,
+                                   segments + ws->segment_count };
+    return cursor;
+}
+
+/* The old row of paired new row j, j no lower than at the last call. */
+static inline uint32_t dc_segment_old_of(dc_segment_cursor_t *cursor, size_t j) {
+    while (cursor->walk < cursor->walk_end && cursor->walk->new_start + (size_t)cursor->walk->length <= j) cursor->walk++;
+    if (cursor->walk < cursor->walk_end && cursor->walk->new_start <= j) {
+        return cursor->walk->old_start + (uint32_t)(j - cursor->walk->new_start);
+    }
+    while (cursor->deferred->new_start + (size_t)cursor->deferred->length <= j) cursor->deferred++;
+    return cursor->deferred->old_start + (uint32_t)(j - cursor->deferred->new_start);
+}
 
 /* Walks the set bits of a bitmap in increasing order. */
 typedef struct dc_bit_cursor {
@@ -95,6 +156,10 @@ dc_status_t dc_workspace_start(void *workspace, size_t workspace_size, size_t ol
 /* Pass 3: moves for a mode (moves.c). */
 void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode);
 
+/* Writes a segmented workspace's pairing out per row (the two pairing arrays); a workspace
+ * not segmented is left as it is (segments.c). */
+void dc_unsegment(dc_workspace_t *ws);
+
 /* ---------------------------------------------------------------------------
  * Internal checks: with DC_INTERNAL_CHECKS (the fuzzers build with it), each invariant
  * that fails names itself on stderr and aborts; without it, they cost nothing.
@@ -131,10 +196,66 @@ static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *
     }
 }
 
+static inline size_t dc_check_popcount(const uint64_t *bits, size_t count) {
+    size_t total = 0;
+    for (size_t k = 0; k < count; k++) total += dc_bit_get(bits, k);
+    return total;
+}
+
+/* A segmented pairing: the segments lie within both sides, cover exactly the rows the two
+ * bitmaps mark paired (so no two overlap), count the pairs, and each group is in new order. */
+static inline void dc_check_segments(dc_workspace_t *ws) {
+    const dc_segment_t *segments = dc_segments(ws);
+    DC_CHECK(ws->walk_segments <= ws->segment_count, "more walk segments than segments");
+    size_t total = 0;
+    for (size_t s = 0; s < ws->segment_count; s++) {
+        const dc_segment_t segment = segments[s];
+        DC_CHECK(segment.length > 0 && segment.old_start + (size_t)segment.length <= ws->old_count
+                 && segment.new_start + (size_t)segment.length <= ws->new_count, "a segment out of range");
+        for (uint32_t k = 0; k < segment.length; k++) {
+            DC_CHECK(dc_bit_get(dc_old_paired(ws), segment.old_start + k) && dc_bit_get(dc_new_paired(ws), segment.new_start + k),
+                     "a segment's rows are not marked paired");
+        }
+        total += segment.length;
+        if (s > 0 && s != ws->walk_segments) {
+            DC_CHECK(segments[s - 1].new_start + (size_t)segments[s - 1].length <= segment.new_start, "segments out of new order");
+        }
+    }
+    DC_CHECK(total == ws->paired, "paired count differs from the segments");
+    DC_CHECK(dc_check_popcount(dc_old_paired(ws), ws->old_count) == total
+             && dc_check_popcount(dc_new_paired(ws), ws->new_count) == total, "segments overlap");
+}
+
 /* After pass 3: old + inserts - deletes == new; every update and move is a kept pair; in
  * minimal and none modes the rows that stay have increasing new indexes in old order. */
 static inline void dc_check_finished(dc_workspace_t *ws, const dc_counts_t *counts, dc_move_mode_t mode) {
     DC_CHECK(ws->old_count - counts->deletions + counts->insertions == ws->new_count, "old + inserts - deletes != new");
+    if (ws->segmented) {
+        dc_check_segments(ws);
+        for (size_t j = 0; j < ws->new_count; j++) {
+            bool flagged = dc_bit_get(dc_updated(ws), j) || dc_bit_get(dc_moved(ws), j);
+            DC_CHECK(!flagged || dc_bit_get(dc_new_paired(ws), j), "an update or move of an unpaired row");
+        }
+        DC_CHECK(ws->paired == counts->paired, "kept pairs miscounted");
+        if (ws->segment_count > 2048) return;
+        // The segments in old order (quadratic, so small inputs only).
+        size_t last = SIZE_MAX, after = 0;
+        for (size_t visited = 0; visited < ws->segment_count; visited++) {
+            const dc_segment_t *next = NULL;
+            for (size_t s = 0; s < ws->segment_count; s++) {
+                const dc_segment_t *segment = &dc_segments(ws)[s];
+                if (segment->old_start >= after && (next == NULL || segment->old_start < next->old_start)) next = segment;
+            }
+            for (uint32_t k = 0; k < next->length; k++) {
+                const size_t j = next->new_start + k;
+                if (dc_bit_get(dc_moved(ws), j)) continue;
+                DC_CHECK(last == SIZE_MAX || j > last, "rows that stay are not in increasing order");
+                last = j;
+            }
+            after = next->old_start + 1;
+        }
+        return;
+    }
     const uint32_t *new_to_old = dc_pairing(ws), *old_to_new = dc_old_to_new(ws);
     size_t counted = 0;
     for (size_t j = 0; j < ws->new_count; j++) {
@@ -159,6 +280,7 @@ static inline void dc_check_ascending(const int64_t *values, size_t count, size_
 }
 #else
 #define DC_CHECK(condition, invariant) ((void)0)
+static inline void dc_check_segments(dc_workspace_t *ws) { (void)ws; }
 static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *input, uint64_t mask) {
     (void)ws; (void)input; (void)mask;
 }

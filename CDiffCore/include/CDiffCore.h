@@ -133,8 +133,10 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
 
 /* After dc_match(): the pairing, indexed by new row: the paired old index, or DC_UNPAIRED.
  * The pointer is into the workspace and is valid until the next dc_match() on it.
- * NULL when the workspace holds no match. */
-const uint32_t *dc_new_to_old(const void *workspace);
+ * NULL when the workspace holds no match. After dc_match_carried_rows() the workspace holds
+ * its pairing a segment of rows at a time, and the first call writes it out per row (time
+ * in the rows, so a caller that only reads the lists does not ask). */
+const uint32_t *dc_new_to_old(void *workspace);
 
 /* Pass 2, after dc_match(): flags every paired row whose content hashes differ as updated. When
  * `content_equal` is not NULL, pairs with equal hashes are also compared with it (called
@@ -241,9 +243,11 @@ typedef struct dc_row_layout {
  * identity keys into `new_keys` (new_count of them) as it goes, and compares each pair's
  * content fields as it pairs them, so each new row is read once, while it is in cache.
  * `old_keys` are the old rows' keys, as the set holds them (key_bits 0). When *matched,
- * the workspace holds the pairing and the updates (as after dc_mark_updated_rows());
- * otherwise it holds nothing, `new_keys` is still written, and the caller goes on with
- * dc_match() and marks updates itself. */
+ * the workspace holds the pairing and the updates (as after dc_mark_updated_rows()), the
+ * pairing a segment of rows at a time, so that dc_finish() in DC_MOVES_MINIMAL and
+ * dc_read() take time in the rows that changed, not in all rows (other modes and
+ * dc_new_to_old() write it out per row first); otherwise it holds nothing, `new_keys` is
+ * still written, and the caller goes on with dc_match() and marks updates itself. */
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
                                   const dc_row_layout_t *layout, const void *set, bool *matched);

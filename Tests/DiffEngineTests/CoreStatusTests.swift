@@ -191,6 +191,25 @@ import Testing
             #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
             #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
         }
+        // Until the pairing is asked for per row, it is held a segment at a time: the passes
+        // after it (marking updates, moves, the read-out) work from the segments.
+        run(setKeys: oldKeys) { status, matched, written, workspace in
+            #expect(status == DC_OK && matched)
+            #expect(dc_mark_updated(workspace, 2) == DC_OK)
+            var counts = dc_counts_t()
+            #expect(dc_finish(workspace, DC_MOVES_MINIMAL, &counts) == DC_OK)
+            #expect(counts.paired == 3 && counts.deletions == 0 && counts.insertions == 0 && counts.updates == 2 && counts.moves == 1)
+            var storage = [Int64](repeating: -7, count: 6)
+            storage.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                var out = dc_changeset_buffers_t(deletions: nil, deletions_capacity: 0, insertions: nil, insertions_capacity: 0,
+                                                 updates: base, updates_capacity: 2, moves: base + 4, moves_capacity: 1)
+                #expect(dc_read(workspace, 0, &out) == DC_OK)
+            }
+            // (old, new) pairs: 1 and 2 updated; 3 moved to the front, 1 and 2 staying in order.
+            #expect(storage == [0, 1, 1, 2, 2, 0])
+            #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
+        }
         // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
         run(setKeys: [1, 1, 3]) { status, matched, written, workspace in
             #expect(status == DC_OK && !matched)

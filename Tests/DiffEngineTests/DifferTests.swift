@@ -194,6 +194,11 @@ struct NamedRow: Hashable, CustomStringConvertible {
             var previous: [TestRow] = [], previousWide: [WideRow] = []
             for step in 0..<25 {
                 if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
+                if step % 6 == 5 {
+                    // A stretch of rows reversed: one segment of the pairing a row.
+                    let start = Int.random(in: 0..<Swift.max(rows.count - 40, 1), using: &generator)
+                    rows[start..<Swift.min(start + Int.random(in: 2...40, using: &generator), rows.count)].reverse()
+                }
                 let update = single.diff(rows)
                 let oneShot = try diff(previous, rows, using: singleAdapter, options: DiffOptions(moves: mode))
                 #expect(update.changeset == oneShot, "step \(step)\nold \(previous)\nnew \(rows)")
