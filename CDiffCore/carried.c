@@ -158,17 +158,16 @@ typedef struct dc_walker {
     const uint64_t *old_keys, *new_keys;
     uint64_t mask;
     dc_verifier_t verifier;
-    uint32_t *old_to_new, *new_to_old;
     uint64_t *deferred;  /* new rows whose identity is in an old row off the sequence */
     size_t paired;
     /* Rows read in place (dc_match_carried_rows), else NULL: the new keys are read out of
      * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
-     * contents are compared as rows pair, into `updated`. The pairing is then kept as
-     * segments (workspace.h), not in old_to_new and new_to_old. */
+     * contents are compared as rows pair, into `updated`. */
     const dc_row_layout_t *layout;
     uint64_t *keys_out;
     size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
     uint64_t *updated;
+    /* The pairing, as segments (workspace.h) and a bit a paired row on each side. */
     uint64_t *old_paired, *new_paired;
     dc_segment_t *segments;
     size_t segment_count;
@@ -217,8 +216,8 @@ static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, s
     return false;
 }
 
-/* Rows mode: pairs old rows [i, i + length) with new rows [j, j + length), which continue
- * the last segment or start one. */
+/* Pairs old rows [i, i + length) with new rows [j, j + length), which continue the last
+ * segment or start one. */
 static inline void dc_add_segment(dc_walker_t *w, size_t i, size_t j, size_t length) {
     dc_segment_t *last = w->segment_count > 0 ? &w->segments[w->segment_count - 1] : NULL;
     if (last != NULL && last->old_start + (size_t)last->length == i && last->new_start + (size_t)last->length == j) {
@@ -229,11 +228,6 @@ static inline void dc_add_segment(dc_walker_t *w, size_t i, size_t j, size_t len
     dc_bits_set_range(w->old_paired, i, length);
     dc_bits_set_range(w->new_paired, j, length);
     w->paired += length;
-}
-
-/* Whether old row i is paired already. */
-static inline bool dc_old_taken(const dc_walker_t *w, size_t i) {
-    return w->layout != NULL ? dc_bit_get(w->old_paired, i) : w->old_to_new[i] != DC_UNPAIRED;
 }
 
 /* Rows mode: marks new row j updated when its contents differ from old row i's. */
@@ -249,7 +243,7 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
  * nothing. */
 static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key) {
     if ((w->old_keys[i] & w->mask) != key) return DC_LOOK_OTHER;
-    if (dc_old_taken(w, i)) return DC_LOOK_ABSENT;
+    if (dc_bit_get(w->old_paired, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
         return DC_LOOK_ABSENT;
@@ -259,14 +253,8 @@ static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key
 
 /* `rows`: whether the walk reads rows (w->layout), a constant in each copy of the walk. */
 static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows) {
-    if (rows) {
-        dc_add_segment(w, i, j, 1);
-        dc_compare_pair(w, i, j);
-        return;
-    }
-    w->new_to_old[j] = (uint32_t)i;
-    w->old_to_new[i] = (uint32_t)j;
-    w->paired++;
+    dc_add_segment(w, i, j, 1);
+    if (rows) dc_compare_pair(w, i, j);
 }
 
 static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
@@ -288,14 +276,10 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
             || (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
             break;
         }
-        if (rows) {
-            dc_compare_pair(w, j, j);
-        } else {
-            dc_walk_pair_as(w, j, j, false);
-        }
+        if (rows) dc_compare_pair(w, j, j);
         j++;
     }
-    if (rows && j > 0) dc_add_segment(w, 0, 0, j);
+    if (j > 0) dc_add_segment(w, 0, 0, j);
     w->ws->prefix_length = j;
     size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
@@ -315,12 +299,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 uint64_t differ = 0;
                 for (size_t k = 0; k < block; k++) differ |= old_keys[i + k] ^ new_keys[j + k];
                 if ((differ & mask) != 0) break;
-                if (!rows) {
-                    for (size_t k = 0; k < block; k++) {
-                        w->new_to_old[j + k] = (uint32_t)(i + k);
-                        w->old_to_new[i + k] = (uint32_t)(j + k);
-                    }
-                } else {
+                if (rows) {
                     const dc_row_layout_t *layout = w->layout;
                     uint32_t changed = 0;
                     if (layout->content_count == 1) {
@@ -341,21 +320,12 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
             while (j < run_end) {
                 if (rows) dc_keys_ready(w, j + 1);
                 if ((old_keys[i] & mask) != (new_keys[j] & mask)) break;
-                if (rows) {
-                    dc_compare_pair(w, i, j);
-                } else {
-                    w->new_to_old[j] = (uint32_t)i;
-                    w->old_to_new[i] = (uint32_t)j;
-                }
+                if (rows) dc_compare_pair(w, i, j);
                 i++;
                 j++;
             }
-            if (!rows) {
-                w->paired += i - guess;
-            } else if (i != guess) {
-                dc_add_segment(w, guess, run_start, i - guess);
-            }
             if (i != guess) {
+                dc_add_segment(w, guess, run_start, i - guess);
                 guess = i;
                 off_sequence = 0;
                 next_scan = DC_CARRIED_RESYNC_AFTER;
@@ -365,7 +335,6 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         }
         if (rows) dc_keys_ready(w, j + 1);
         const uint64_t key = new_keys[j] & mask;
-        if (!rows) w->new_to_old[j] = DC_UNPAIRED;
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
@@ -455,28 +424,12 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     memset(table, 0, capacity * 8);
     const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD }, new_view = { w->new_keys, w->mask, DC_SIDE_NEW };
     dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
-    if (w->layout != NULL) {
-        // Rows mode: the unpaired old rows are the clear bits of old_paired.
-        for (size_t word = 0; word < dc_bitmap_words(w->m); word++) {
-            uint64_t unpaired = ~w->old_paired[word];
-            if (word == w->m / 64) unpaired &= (UINT64_C(1) << (w->m % 64)) - 1;
-            for (; unpaired != 0; unpaired &= unpaired - 1) {
-                dc_index_unpaired(w, table, capacity, shift, word * 64 + (size_t)__builtin_ctzll(unpaired));
-            }
-        }
-    } else {
-        enum { block = 16 };
-        for (size_t i = 0; i < w->m; i++) {
-            // Most old rows are paired: blocks without an unpaired one are skipped with a
-            // branch-free test the compiler vectorizes.
-            while (i % block == 0 && i + block <= w->m) {
-                uint32_t any = 0;
-                for (size_t k = 0; k < block; k++) any |= w->old_to_new[i + k] == DC_UNPAIRED;
-                if (any) break;
-                i += block;
-            }
-            if (i == w->m) break;
-            if (w->old_to_new[i] == DC_UNPAIRED) dc_index_unpaired(w, table, capacity, shift, i);
+    // The unpaired old rows: the clear bits of old_paired.
+    for (size_t word = 0; word < dc_bitmap_words(w->m); word++) {
+        uint64_t unpaired = ~w->old_paired[word];
+        if (word == w->m / 64) unpaired &= (UINT64_C(1) << (w->m % 64)) - 1;
+        for (; unpaired != 0; unpaired &= unpaired - 1) {
+            dc_index_unpaired(w, table, capacity, shift, word * 64 + (size_t)__builtin_ctzll(unpaired));
         }
     }
     for (size_t j = first; j != SIZE_MAX; j = dc_bit_next(&rows)) {
@@ -517,17 +470,13 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
     dc_walker_t walker = {
         .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
         .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
-        .old_to_new = dc_old_to_new(ws), .new_to_old = dc_pairing(ws), .deferred = dc_moved(ws),
+        .deferred = dc_moved(ws),
         .layout = layout, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
         .old_paired = dc_old_paired(ws), .new_paired = dc_new_paired(ws),
         .segments = dc_segments(ws), .segment_count = 0,
     };
-    if (layout != NULL) {
-        memset(walker.old_paired, 0, dc_bitmap_words(m) * 8);
-        memset(walker.new_paired, 0, dc_bitmap_words(n) * 8);
-    } else {
-        memset(walker.old_to_new, 0xff, m * 4); /* the walk writes every new row's entry */
-    }
+    memset(walker.old_paired, 0, dc_bitmap_words(m) * 8);
+    memset(walker.new_paired, 0, dc_bitmap_words(n) * 8);
     dc_walk(&walker);                                            /* step 1 */
     dc_keys_ready(&walker, n);
     *keys_ready = walker.keys_ready;
@@ -536,14 +485,10 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
     if ((status = dc_pair_deferred(&walker, &complete)) != DC_OK) return status;  /* step 2 */
     if (!complete) return DC_OK; /* the workspace stays empty */
     ws->paired = walker.paired;
-    if (layout != NULL) {
-        ws->segmented = 1;
-        ws->segment_count = walker.segment_count;
-        ws->walk_segments = walker.walk_segments;
-        dc_check_segments(ws);
-    } else {
-        dc_check_matched(ws, input, mask);
-    }
+    ws->segmented = 1;
+    ws->segment_count = walker.segment_count;
+    ws->walk_segments = walker.walk_segments;
+    dc_check_segments(ws);
 #ifdef DC_INTERNAL_CHECKS
     if (layout != NULL) {
         size_t differing = 0;

@@ -12,9 +12,20 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
     if ((ws->old_count && old_contents == NULL) || (ws->new_count && new_contents == NULL)) {
         return DC_ERR_NULL_POINTER;
     }
-    dc_unsegment(ws);
-    const uint32_t *new_to_old = dc_pairing(ws);
     uint64_t *updated = dc_updated(ws);
+    if (ws->segmented) {
+        const dc_segment_t *segments = dc_segments(ws);
+        for (size_t s = 0; s < ws->segment_count; s++) {
+            const size_t i = segments[s].old_start, j = segments[s].new_start;
+            for (size_t k = 0; k < segments[s].length; k++) {
+                bool differs = old_contents[i + k] != new_contents[j + k]
+                    || (content_equal && !content_equal(context, DC_SIDE_OLD, i + k, DC_SIDE_NEW, j + k));
+                if (differs) dc_bit_set(updated, j + k);
+            }
+        }
+        return DC_OK;
+    }
+    const uint32_t *new_to_old = dc_pairing(ws);
     for (size_t j = 0; j < ws->new_count; j++) {
         uint32_t i = new_to_old[j];
         if (i == DC_UNPAIRED) continue;

@@ -20,3 +20,11 @@ void dc_unsegment(dc_workspace_t *ws) {
     }
     ws->segmented = 0;
 }
+
+const dc_segment_t *dc_pairing_segments(void *workspace, size_t *count) {
+    if (count != NULL) *count = 0;
+    dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
+    if (ws == NULL || count == NULL || !ws->segmented) return NULL;
+    *count = ws->segment_count;
+    return dc_segments(ws);
+}

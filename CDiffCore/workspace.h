@@ -34,17 +34,11 @@ typedef struct dc_workspace {
     size_t segments_offset;  /* segmented: dc_segment_t[min(old_count, new_count)] */
 } dc_workspace_t;
 
-/* A segment of the pairing: old rows [old_start, old_start + length) pair with new rows
- * [new_start, new_start + length), in order. dc_match_carried_rows() keeps its pairing as
- * segments instead of the two pairing arrays: a walk that pairs long runs of rows then
- * costs a write a run, not two a row, and passes 3 and 4 work a segment at a time. Segments [0, walk_segments) are the walk's and the rest the deferred
- * rows'; each group is in new order. dc_unsegment() writes the arrays out for the passes
- * that need them per row. */
-typedef struct dc_segment {
-    uint32_t old_start;
-    uint32_t new_start;
-    uint32_t length;
-} dc_segment_t;
+/* The carried walk (dc_match_carried() and dc_match_carried_rows()) keeps its pairing as
+ * segments (dc_segment_t) instead of the two pairing arrays: a walk that pairs long runs of
+ * rows then costs a write a run, not two a row, and passes 2 to 4 work a segment at a time.
+ * Segments [0, walk_segments) are the walk's and the rest the deferred rows'; each group is
+ * in new order. dc_unsegment() writes the arrays out for the passes that need them per row. */
 
 _Static_assert(sizeof(dc_workspace_t) % 8 == 0, "regions after the header stay 8-byte aligned");
 

@@ -133,10 +133,25 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
 
 /* After dc_match(): the pairing, indexed by new row: the paired old index, or DC_UNPAIRED.
  * The pointer is into the workspace and is valid until the next dc_match() on it.
- * NULL when the workspace holds no match. After dc_match_carried_rows() the workspace holds
- * its pairing a segment of rows at a time, and the first call writes it out per row (time
- * in the rows, so a caller that only reads the lists does not ask). */
+ * NULL when the workspace holds no match. After dc_match_carried() or
+ * dc_match_carried_rows() the workspace holds its pairing a segment of rows at a time, and
+ * the first call writes it out per row (time in the rows: a caller that only reads the
+ * lists does not ask, and dc_pairing_segments() reads it as it is). */
 const uint32_t *dc_new_to_old(void *workspace);
+
+/* A segment of a pairing: old rows [old_start, old_start + length) pair with new rows
+ * [new_start, new_start + length), in order. */
+typedef struct dc_segment {
+    uint32_t old_start;
+    uint32_t new_start;
+    uint32_t length;
+} dc_segment_t;
+
+/* After dc_match_carried() or dc_match_carried_rows(): the pairing as *count segments, in
+ * no particular order, without writing it out per row. NULL (*count 0) when the workspace
+ * holds no match, or holds it per row (after dc_match(), or once dc_new_to_old() was
+ * called). Valid until the next pass that writes the pairing out or a new match. */
+const dc_segment_t *dc_pairing_segments(void *workspace, size_t *count);
 
 /* Pass 2, after dc_match(): flags every paired row whose content hashes differ as updated. When
  * `content_equal` is not NULL, pairs with equal hashes are also compared with it (called
@@ -224,7 +239,10 @@ dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, s
  * to) exactly `input->old_keys` with the same `key_bits`. *matched is false, with nothing
  * done, when the set cannot carry this diff (its keys were not distinct, or the new rows
  * repeat an old identity out of order): then call dc_match(). Equal keys are verified with
- * `input->identity_equal` when given (required with cut keys). */
+ * `input->identity_equal` when given (required with cut keys). The pairing is held a
+ * segment of rows at a time (dc_pairing_segments()), so that dc_mark_updates_by_hash(),
+ * dc_finish() in DC_MOVES_MINIMAL and dc_read() take time in the runs of rows, not in all
+ * rows; other move modes and dc_new_to_old() write it out per row first. */
 dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
                              uint32_t key_bits, const void *set, bool *matched);
 /* Rows read where they lie: `stride` bytes a row; the identity an 8-byte integer at
@@ -243,10 +261,8 @@ typedef struct dc_row_layout {
  * identity keys into `new_keys` (new_count of them) as it goes, and compares each pair's
  * content fields as it pairs them, so each new row is read once, while it is in cache.
  * `old_keys` are the old rows' keys, as the set holds them (key_bits 0). When *matched,
- * the workspace holds the pairing and the updates (as after dc_mark_updated_rows()), the
- * pairing a segment of rows at a time, so that dc_finish() in DC_MOVES_MINIMAL and
- * dc_read() take time in the rows that changed, not in all rows (other modes and
- * dc_new_to_old() write it out per row first); otherwise it holds nothing, `new_keys` is
+ * the workspace holds the pairing (in segments, as dc_match_carried() leaves it) and the
+ * updates (as after dc_mark_updated_rows()); otherwise it holds nothing, `new_keys` is
  * still written, and the caller goes on with dc_match() and marks updates itself. */
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,

@@ -211,6 +211,17 @@ internal final class _DiffWorkspace {
         UnsafeBufferPointer(start: dc_new_to_old(memory), count: newCount)
     }
 
+    /// The pairing of the last match as runs of paired rows, three values a run (old start,
+    /// new start, length), when the core holds it that way (after a carried match, until
+    /// `newToOld` writes it out per row); nil otherwise. Must not escape the caller.
+    @usableFromInline
+    var pairedRuns: UnsafeBufferPointer<UInt32>? {
+        var count = 0
+        guard let segments = dc_pairing_segments(memory, &count) else { return nil }
+        return UnsafeBufferPointer(start: UnsafeRawPointer(segments).assumingMemoryBound(to: UInt32.self),
+                                   count: count * MemoryLayout<dc_segment_t>.stride / MemoryLayout<UInt32>.stride)
+    }
+
     private var updateScratch: UnsafeMutableBufferPointer<UInt64>?
 
     /// A zeroed bitmap of one bit a new row of the last match, reused across diffs, for the

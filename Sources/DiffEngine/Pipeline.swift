@@ -70,6 +70,10 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
 
     @inlinable
     func mark(on workspace: _DiffWorkspace) {
+        if !(adapter is any _RawPrefixComparing), let runs = workspace.pairedRuns {
+            markRuns(runs, on: workspace)
+            return
+        }
         let pairing = workspace.newToOld
         let bits = workspace.updateBitmap()
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress, !pairing.isEmpty else { return }
@@ -83,6 +87,24 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
             foundInFirst = mark(newRows: 0..<pairing.count, pairing, bits, oldBase, newBase)
         }
         if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
+    }
+
+    /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by
+    /// side, without the per-row pairing.
+    @inlinable
+    func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace) {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return }
+        let bits = workspace.updateBitmap()
+        var any = false
+        for run in stride(from: 0, to: runs.count, by: 3) {
+            let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), length = Int(runs[run + 2])
+            for offset in 0..<length where !adapter._contentsEqual(at: oldBase + oldStart + offset, newBase + newStart + offset) {
+                let newIndex = newStart + offset
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+        }
+        if any { workspace.markUpdatedRows(bits) }
     }
 
     /// Sets the bits of the updated pairs among `newRows` (which starts on a bitmap word);
