@@ -185,11 +185,12 @@ static void dc_mark_off_lis_segmented(dc_workspace_t *ws) {
     const dc_segment_t *segments = dc_segments(ws);
     // Scratch: the pairing arrays, which a segmented workspace does not use, and the table
     // region (at most one segment an old row, and fewer than one a new row: workspace.c).
-    uint32_t *segment_at = dc_old_to_new(ws); /* [i]: the segment starting at old row i, where `starts` says */
-    uint32_t *reach = dc_pairing(ws) - 1;     /* the Fenwick tree, over ranks 1 ... count */
+    uint32_t *in_old_order = dc_old_to_new(ws); /* segment indexes */
+    uint32_t *reach = dc_pairing(ws) - 1;       /* the Fenwick tree, over ranks 1 ... count */
     dc_run_t *runs = (dc_run_t *)dc_table(ws);
     uint32_t *rank = (uint32_t *)(runs + count); /* each segment's in new order */
-    uint64_t *starts = (uint64_t *)dc_table(ws) + (count * (sizeof(dc_run_t) + 4) + 7) / 8;
+    uint64_t *starts = (uint64_t *)(rank + count); /* 16 bytes a segment before it: aligned */
+    uint32_t *starts_before = (uint32_t *)(starts + dc_bitmap_words(m)); /* set bits in earlier words */
 
     // Ranks in new order: the walk's segments and the deferred rows', each in new order, merged.
     for (size_t w = 0, d = walk, r = 0; w < walk || d < count; r++) {
@@ -199,17 +200,24 @@ static void dc_mark_off_lis_segmented(dc_workspace_t *ws) {
             rank[d++] = (uint32_t)r;
         }
     }
+    // Old order: a bit a segment's first old row, so a segment's place is the number of bits
+    // before its own (all of it in cache, where an index by old row would not be).
+    memset(starts, 0, dc_bitmap_words(m) * 8);
+    for (size_t s = 0; s < count; s++) dc_bit_set(starts, segments[s].old_start);
+    for (size_t word = 0, before = 0; word < dc_bitmap_words(m); word++) {
+        starts_before[word] = (uint32_t)before;
+        before += (size_t)__builtin_popcountll(starts[word]);
+    }
+    for (size_t s = 0; s < count; s++) {
+        const size_t i = segments[s].old_start;
+        const uint64_t earlier = starts[i / 64] & ((UINT64_C(1) << (i % 64)) - 1);
+        in_old_order[starts_before[i / 64] + (size_t)__builtin_popcountll(earlier)] = (uint32_t)s;
+    }
     // Segments in old order make the runs: neighbours whose new rows continue join (the old
     // rows between them, if any, are unpaired). A run's `pile` holds its rank until placed.
-    memset(starts, 0, dc_bitmap_words(m) * 8);
-    for (size_t s = 0; s < count; s++) {
-        segment_at[segments[s].old_start] = (uint32_t)s;
-        dc_bit_set(starts, segments[s].old_start);
-    }
     size_t run_count = 0;
-    dc_bit_cursor_t cursor = dc_bit_cursor(starts, m);
-    for (size_t i = dc_bit_next(&cursor); i != SIZE_MAX; i = dc_bit_next(&cursor)) {
-        const size_t s = segment_at[i];
+    for (size_t place = 0; place < count; place++) {
+        const size_t s = in_old_order[place];
         if (run_count > 0 && runs[run_count - 1].first_value + runs[run_count - 1].length == segments[s].new_start) {
             runs[run_count - 1].length += segments[s].length;
         } else {
