@@ -72,6 +72,29 @@ static void fail(const char *problem, const uint8_t *data, size_t size, const re
  * one past the end. */
 static void *exact_block(size_t bytes) { return malloc(bytes ? bytes : 1); }
 
+/* Finishes a matched workspace in `mode` and reads it: the counts and lists must be
+ * `expected` and `expected_lists` (deletions, insertions, updates, moves, end to end). */
+static void check_same_lists(void *workspace, int mode, const dc_counts_t *expected, const int64_t *const expected_lists[4],
+                             const char *what, const uint8_t *data, size_t size, const ref_rows_t *rows) {
+    dc_counts_t counts;
+    if (dc_finish(workspace, (dc_move_mode_t)mode, &counts) != DC_OK) fail(what, data, size, NULL, NULL);
+    if (counts.paired != expected->paired || counts.deletions != expected->deletions || counts.insertions != expected->insertions
+        || counts.updates != expected->updates || counts.moves != expected->moves) {
+        fail(what, data, size, rows, NULL);
+    }
+    const size_t lengths[4] = { counts.deletions, counts.insertions, 2 * counts.updates, 2 * counts.moves };
+    int64_t *lists = exact_block((lengths[0] + lengths[1] + lengths[2] + lengths[3]) * sizeof(int64_t));
+    dc_changeset_buffers_t out = {
+        lists, counts.deletions, lists + lengths[0], counts.insertions,
+        lists + lengths[0] + lengths[1], counts.updates, lists + lengths[0] + lengths[1] + lengths[2], counts.moves,
+    };
+    if (dc_read(workspace, 0, &out) != DC_OK) fail(what, data, size, NULL, NULL);
+    for (size_t list = 0, at = 0; list < 4; at += lengths[list], list++) {
+        if (memcmp(lists + at, expected_lists[list], lengths[list] * sizeof(int64_t)) != 0) fail(what, data, size, rows, NULL);
+    }
+    free(lists);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     const uint8_t options = data[size - 1], split_byte = data[size - 2];
@@ -183,6 +206,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (dc_match_carried(carried_workspace, workspace_size, &match, key_bits, set, &matched) != DC_OK) {
             fail("dc_match_carried failed", data, size, NULL, NULL);
         }
+        const int64_t *const expected_lists[4] = { deletions, insertions, updates, moves };
+        if (matched) {
+            // Its pairing is held in segments until asked for per row: a copy (a workspace
+            // holds offsets, not pointers), marked by hash, finished and read from them,
+            // gives the one-shot diff's lists.
+            void *segmented = exact_block(workspace_size);
+            memcpy(segmented, carried_workspace, workspace_size);
+            if (dc_mark_updates_by_hash(segmented, content_hashes[0], content_hashes[1],
+                                        key_kind == 1 ? contents_equal : NULL, &rows) != DC_OK) {
+                fail("dc_mark_updates_by_hash after dc_match_carried failed", data, size, NULL, NULL);
+            }
+            check_same_lists(segmented, mode, &counts_out, expected_lists, "dc_match_carried read differently from dc_match",
+                             data, size, &reference_rows);
+            free(segmented);
+        }
         // (DC_MOVES_NONE drops out-of-order pairs from the finished workspace's pairing.)
         if (matched && n > 0 && mode != DC_MOVES_NONE && memcmp(dc_new_to_old(carried_workspace), dc_new_to_old(workspace), n * sizeof(uint32_t)) != 0) {
             fail("dc_match_carried paired differently from dc_match", data, size, &reference_rows, NULL);
@@ -207,29 +245,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (n > 0 && memcmp(written, keys[1], n * sizeof(uint64_t)) != 0) fail("dc_match_carried_rows wrote other keys", data, size, NULL, NULL);
             if (rows_matched != matched) fail("dc_match_carried_rows declined differently from dc_match_carried", data, size, &reference_rows, NULL);
             if (rows_matched) {
-                // Its pairing is held as segments until asked for per row: finished and read
-                // from them, the lists are the one-shot diff's.
-                dc_counts_t rows_counts;
-                if (dc_finish(rows_workspace, (dc_move_mode_t)mode, &rows_counts) != DC_OK) fail("dc_finish after dc_match_carried_rows failed", data, size, NULL, NULL);
-                if (rows_counts.paired != counts_out.paired || rows_counts.deletions != counts_out.deletions
-                    || rows_counts.insertions != counts_out.insertions || rows_counts.updates != counts_out.updates
-                    || rows_counts.moves != counts_out.moves) {
-                    fail("dc_match_carried_rows counted differently from dc_match", data, size, &reference_rows, NULL);
-                }
-                int64_t *rows_lists = exact_block((counts_out.deletions + counts_out.insertions + 2 * counts_out.updates + 2 * counts_out.moves) * sizeof(int64_t));
-                dc_changeset_buffers_t rows_out = {
-                    rows_lists, counts_out.deletions, rows_lists + counts_out.deletions, counts_out.insertions,
-                    rows_lists + counts_out.deletions + counts_out.insertions, counts_out.updates,
-                    rows_lists + counts_out.deletions + counts_out.insertions + 2 * counts_out.updates, counts_out.moves,
-                };
-                if (dc_read(rows_workspace, 0, &rows_out) != DC_OK) fail("dc_read after dc_match_carried_rows failed", data, size, NULL, NULL);
-                if (memcmp(rows_out.deletions, deletions, counts_out.deletions * sizeof(int64_t)) != 0
-                    || memcmp(rows_out.insertions, insertions, counts_out.insertions * sizeof(int64_t)) != 0
-                    || memcmp(rows_out.updates, updates, 2 * counts_out.updates * sizeof(int64_t)) != 0
-                    || memcmp(rows_out.moves, moves, 2 * counts_out.moves * sizeof(int64_t)) != 0) {
-                    fail("dc_match_carried_rows read differently from dc_match", data, size, &reference_rows, NULL);
-                }
-                free(rows_lists);
+                // Finished and read from its segments, the lists are the one-shot diff's.
+                check_same_lists(rows_workspace, mode, &counts_out, expected_lists, "dc_match_carried_rows read differently from dc_match",
+                                 data, size, &reference_rows);
                 const uint32_t *pairing = dc_new_to_old(rows_workspace);
                 // (DC_MOVES_NONE dropped out-of-order pairs when it finished.)
                 if (n > 0 && mode != DC_MOVES_NONE && memcmp(pairing, dc_new_to_old(carried_workspace), n * sizeof(uint32_t)) != 0) {
