@@ -379,16 +379,6 @@ static void dc_walk(dc_walker_t *w) {
     }
 }
 
-/* Step 2's table of the old rows the walk left unpaired: adds old row i. */
-static inline void dc_index_unpaired(dc_walker_t *w, uint64_t *table, size_t capacity, unsigned shift, size_t i) {
-    const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD };
-    dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here */
-    bool found;
-    const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
-    size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &by_key, &found);
-    table[position] = dc_make_slot(probe.tag, dc_index_field(i));
-}
-
 /* step 2: the deferred rows, in new order, through a table of the old rows the walk left
  * unpaired (built in the workspace's table region). A deferred row whose key's old row the
  * walk paired needs the occurrence rule across the whole input: false, and dc_match() decides. */
@@ -426,10 +416,12 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
     // The unpaired old rows: the clear bits of old_paired.
     for (size_t word = 0; word < dc_bitmap_words(w->m); word++) {
-        uint64_t unpaired = ~w->old_paired[word];
-        if (word == w->m / 64) unpaired &= (UINT64_C(1) << (w->m % 64)) - 1;
-        for (; unpaired != 0; unpaired &= unpaired - 1) {
-            dc_index_unpaired(w, table, capacity, shift, word * 64 + (size_t)__builtin_ctzll(unpaired));
+        for (uint64_t unpaired = dc_clear_bits_of_word(w->old_paired, w->m, word); unpaired != 0; unpaired &= unpaired - 1) {
+            const size_t i = word * 64 + (size_t)__builtin_ctzll(unpaired);
+            bool found;
+            const dc_probe_t probe = dc_probe_for(&old_view, i, shift, &w->set->placement);
+            size_t position = dc_table_find(table, capacity, &old_view, &old_view, i, probe, &by_key, &found);
+            table[position] = dc_make_slot(probe.tag, dc_index_field(i));
         }
     }
     for (size_t j = first; j != SIZE_MAX; j = dc_bit_next(&rows)) {

@@ -72,12 +72,6 @@ bool dc_is_updated(const void *workspace, size_t new_index) {
     return ws != NULL && new_index < ws->new_count && dc_bit_get(dc_updated(ws), new_index);
 }
 
-static size_t dc_popcount(const uint64_t *bits, size_t words) {
-    size_t total = 0;
-    for (size_t word = 0; word < words; word++) total += (size_t)__builtin_popcountll(bits[word]);
-    return total;
-}
-
 dc_status_t dc_finish(void *workspace, dc_move_mode_t mode, dc_counts_t *counts) {
     dc_workspace_t *ws = dc_workspace_in_state(workspace, DC_STATE_MATCHED);
     if (ws == NULL || ws->state != DC_STATE_MATCHED) return DC_ERR_WRONG_STATE;

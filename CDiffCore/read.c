@@ -20,6 +20,28 @@ static void dc_write_pairs(const uint64_t *bits, size_t limit, const uint32_t *n
     }
 }
 
+/* Finds the old row paired with new rows in increasing order, through the segments. */
+typedef struct dc_segment_cursor {
+    const dc_segment_t *walk, *walk_end, *deferred, *deferred_end;
+} dc_segment_cursor_t;
+
+static inline dc_segment_cursor_t dc_segment_cursor(dc_workspace_t *ws) {
+    const dc_segment_t *segments = dc_segments(ws);
+    dc_segment_cursor_t cursor = { segments, segments + ws->walk_segments, segments + ws->walk_segments,
+                                   segments + ws->segment_count };
+    return cursor;
+}
+
+/* The old row of paired new row j, j no lower than at the last call. */
+static inline uint32_t dc_segment_old_of(dc_segment_cursor_t *cursor, size_t j) {
+    while (cursor->walk < cursor->walk_end && cursor->walk->new_start + (size_t)cursor->walk->length <= j) cursor->walk++;
+    if (cursor->walk < cursor->walk_end && cursor->walk->new_start <= j) {
+        return cursor->walk->old_start + (uint32_t)(j - cursor->walk->new_start);
+    }
+    while (cursor->deferred->new_start + (size_t)cursor->deferred->length <= j) cursor->deferred++;
+    return cursor->deferred->old_start + (uint32_t)(j - cursor->deferred->new_start);
+}
+
 /* Segmented: dc_write_pairs() through the segments. */
 static void dc_write_pairs_segmented(const uint64_t *bits, dc_workspace_t *ws, int64_t offset, int64_t *out) {
     size_t written = 0;
@@ -36,9 +58,9 @@ static void dc_write_pairs_segmented(const uint64_t *bits, dc_workspace_t *ws, i
 static void dc_write_clear_bits(const uint64_t *paired, size_t count, int64_t offset, int64_t *out) {
     size_t written = 0;
     for (size_t word = 0; word < dc_bitmap_words(count); word++) {
-        uint64_t clear = ~paired[word];
-        if (word == count / 64) clear &= (UINT64_C(1) << (count % 64)) - 1; /* the last, partial word */
-        for (; clear != 0; clear &= clear - 1) out[written++] = (int64_t)(word * 64 + (size_t)__builtin_ctzll(clear)) + offset;
+        for (uint64_t clear = dc_clear_bits_of_word(paired, count, word); clear != 0; clear &= clear - 1) {
+            out[written++] = (int64_t)(word * 64 + (size_t)__builtin_ctzll(clear)) + offset;
+        }
     }
 }
 

@@ -85,26 +85,17 @@ static inline bool dc_new_is_paired(dc_workspace_t *ws, size_t j) {
     return ws->segmented ? dc_bit_get(dc_new_paired(ws), j) : dc_pairing(ws)[j] != DC_UNPAIRED;
 }
 
-/* Finds the old row paired with new rows in increasing order, through the segments. */
-typedef struct dc_segment_cursor {
-    const dc_segment_t *walk, *walk_end, *deferred, *deferred_end;
-} dc_segment_cursor_t;
-
-static inline dc_segment_cursor_t dc_segment_cursor(dc_workspace_t *ws) {
-    const dc_segment_t *segments = dc_segments(ws);
-    dc_segment_cursor_t cursor = { segments, segments + ws->walk_segments, segments + ws->walk_segments,
-                                   segments + ws->segment_count };
-    return cursor;
+/* Word `word` of a bitmap of `count` bits, inverted: its clear bits below `count` set. */
+static inline uint64_t dc_clear_bits_of_word(const uint64_t *bits, size_t count, size_t word) {
+    const uint64_t clear = ~bits[word];
+    return word == count / 64 ? clear & ((UINT64_C(1) << (count % 64)) - 1) : clear;
 }
 
-/* The old row of paired new row j, j no lower than at the last call. */
-static inline uint32_t dc_segment_old_of(dc_segment_cursor_t *cursor, size_t j) {
-    while (cursor->walk < cursor->walk_end && cursor->walk->new_start + (size_t)cursor->walk->length <= j) cursor->walk++;
-    if (cursor->walk < cursor->walk_end && cursor->walk->new_start <= j) {
-        return cursor->walk->old_start + (uint32_t)(j - cursor->walk->new_start);
-    }
-    while (cursor->deferred->new_start + (size_t)cursor->deferred->length <= j) cursor->deferred++;
-    return cursor->deferred->old_start + (uint32_t)(j - cursor->deferred->new_start);
+/* The number of set bits in the first `words` words of a bitmap. */
+static inline size_t dc_popcount(const uint64_t *bits, size_t words) {
+    size_t total = 0;
+    for (size_t word = 0; word < words; word++) total += (size_t)__builtin_popcountll(bits[word]);
+    return total;
 }
 
 /* Walks the set bits of a bitmap in increasing order. */
@@ -190,12 +181,6 @@ static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *
     }
 }
 
-static inline size_t dc_check_popcount(const uint64_t *bits, size_t count) {
-    size_t total = 0;
-    for (size_t k = 0; k < count; k++) total += dc_bit_get(bits, k);
-    return total;
-}
-
 /* A segmented pairing: the segments lie within both sides, cover exactly the rows the two
  * bitmaps mark paired (so no two overlap), count the pairs, and each group is in new order. */
 static inline void dc_check_segments(dc_workspace_t *ws) {
@@ -216,8 +201,8 @@ static inline void dc_check_segments(dc_workspace_t *ws) {
         }
     }
     DC_CHECK(total == ws->paired, "paired count differs from the segments");
-    DC_CHECK(dc_check_popcount(dc_old_paired(ws), ws->old_count) == total
-             && dc_check_popcount(dc_new_paired(ws), ws->new_count) == total, "segments overlap");
+    DC_CHECK(dc_popcount(dc_old_paired(ws), dc_bitmap_words(ws->old_count)) == total
+             && dc_popcount(dc_new_paired(ws), dc_bitmap_words(ws->new_count)) == total, "segments overlap");
 }
 
 /* After pass 3: old + inserts - deletes == new; every update and move is a kept pair; in
