@@ -200,8 +200,12 @@ internal func _pairCarried(
                                  identityEqual: keyBits != 0 ? identities?.equal : nil, carried: carried) else {
         return false
     }
-    if let identities, !identities.exact, keyBits == 0, !_allPairsHold(workspace.newToOld, identities.equal) {
-        return false
+    if let identities, !identities.exact, keyBits == 0 {
+        // Verified a run at a time while the core holds the pairing so (asking for it per row
+        // would write it out, and the passes after would lose the runs).
+        let hold = workspace.pairedRuns.map { _allRunsHold($0, identities.equal) }
+            ?? _allPairsHold(workspace.newToOld, identities.equal)
+        if !hold { return false }
     }
     carried.pairings += 1
     return true
@@ -251,6 +255,20 @@ internal func _pairByIdentity(
             _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
         }
     }
+}
+
+/// `_allPairsHold` over a pairing held as runs (old start, new start, length).
+@inlinable
+internal func _allRunsHold(
+    _ runs: UnsafeBufferPointer<UInt32>, _ identityEqual: (DiffSide, Int, DiffSide, Int) -> Bool
+) -> Bool {
+    for run in stride(from: 0, to: runs.count, by: 3) {
+        let oldStart = Int(runs[run]), newStart = Int(runs[run + 1])
+        for offset in 0..<Int(runs[run + 2]) where !identityEqual(.old, oldStart + offset, .new, newStart + offset) {
+            return false
+        }
+    }
+    return true
 }
 
 @inlinable

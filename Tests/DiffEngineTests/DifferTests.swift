@@ -290,6 +290,34 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
 
+    /// `Identifiable` rows with hashed (`String`) ids: the carried keys pair the rows, every
+    /// pair's ids are checked a run of rows at a time, and `==` then compares the runs. Every
+    /// update equals the one-shot diff's.
+    @Test func hashedIdentifiableIDsEqualOneShotDiffs() throws {
+        struct Titled: Identifiable, Equatable { var id: String; var count: Int }
+        var generator = SeededGenerator(seed: 0x5_71D5)
+        let adapter = IdentifiableAdapter<Titled>()
+        var carriedTotal = 0, updates = 0, found = 0
+        for _ in 0..<20 {
+            let differ = Differ(keepingPreviousSnapshotOf: adapter)
+            var nextID = 0
+            var rows = (0..<150).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+            var previous: [Titled] = []
+            for step in 0..<20 {
+                if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
+                let next = rows.map { Titled(id: "row-\($0.id)", count: $0.content) }
+                let update = differ.diff(next)
+                #expect(update.changeset == (try diff(previous, next, using: adapter)), "step \(step)")
+                found += update.changeset.updates.count
+                previous = next
+                updates += step > 0 ? 1 : 0
+            }
+            carriedTotal += differ.carriedPairings
+        }
+        #expect(found > 0)
+        #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
+    }
+
     /// Hashed identities: pairs from the carried keys are verified, also under weakened keys.
     @Test(arguments: [0, 6])
     func stringIdentities(weakBits: Int) throws {
