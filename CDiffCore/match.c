@@ -60,6 +60,7 @@ typedef struct dc_matcher {
     uint32_t *chain;          /* by old row: the occurrence chain (see above) */
     uint32_t *new_to_old;     /* by new row: the paired old row, or DC_UNPAIRED */
     uint64_t *for_table;      /* by new row: unpaired after pass 1c or 1d, for pass 1f */
+    uint64_t *old_left;      /* by old row: set where pass 1c or 1d left it unpaired, for pass 1e */
     dc_key_view_t old_view, new_view;
     dc_verifier_t verifier;
     dc_placement_t placement;
@@ -320,6 +321,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
         anchor_tries = 0;
         for (; guess < partner; guess++) { /* passed over: unpaired */
             chain[guess] = DC_UNIQUE;
+            dc_bit_set(mt->old_left, guess);
             dc_filter_add(mt, old_keys[guess] & key_mask);
         }
         new_to_old[j] = (uint32_t)partner;
@@ -328,6 +330,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
         guess = partner + 1;
         given_up = 0;
     }
+    if (guess < m) dc_bits_set_range(mt->old_left, guess, m - guess);
     for (; guess < m; guess++) {
         chain[guess] = DC_UNIQUE;
         if (paired > 0) dc_filter_add(mt, old_keys[guess] & key_mask); /* else pass 1d has nothing to check */
@@ -359,6 +362,7 @@ static void dc_check_sequence_pairs(dc_matcher_t *mt) {
         if (!(dc_filter_has(mt, dc_masked_key(&mt->new_view, j)) & (partner != DC_UNPAIRED))) continue;
         new_to_old[j] = DC_UNPAIRED;
         chain[partner] = DC_UNIQUE;
+        dc_bit_set(mt->old_left, partner);
         dc_bit_set(mt->for_table, j);
         undone++;
     }
@@ -366,30 +370,24 @@ static void dc_check_sequence_pairs(dc_matcher_t *mt) {
     mt->old_unpaired += undone;
 }
 
-/* Walks the unpaired old rows after the prefix from the last to the first, 64 rows of the
- * chain at a time: which rows are paired follows no pattern, so a branch per row would
- * mostly be mispredicted. */
+/* Walks the unpaired old rows after the prefix from the last to the first, a word of the
+ * bitmap pass 1c and 1d kept at a time: it is a 32nd of the chain's bytes, and which rows
+ * are paired follows no pattern, so a branch per row would mostly be mispredicted. */
 typedef struct dc_unpaired_cursor {
-    const uint32_t *chain;
-    size_t prefix;
-    size_t start, end; /* the rows of `bits`: [start, end) */
-    uint64_t bits;     /* bit k: row start + k is unpaired and not yet visited */
+    const uint64_t *bits;
+    size_t word;       /* the word of `remaining`; the words above it are visited */
+    size_t first_word; /* the word of the first row after the prefix (no bit below it is set) */
+    uint64_t remaining;
 } dc_unpaired_cursor_t;
 
 static inline size_t dc_unpaired_previous(dc_unpaired_cursor_t *cursor) {
-    while (cursor->bits == 0) {
-        if (cursor->start == cursor->prefix) return SIZE_MAX;
-        cursor->end = cursor->start;
-        cursor->start = cursor->end - cursor->prefix > 64 ? cursor->end - 64 : cursor->prefix;
-        uint64_t bits = 0;
-        for (size_t k = 0; k < cursor->end - cursor->start; k++) {
-            bits |= (uint64_t)((cursor->chain[cursor->start + k] & DC_PAIRED) == 0) << k;
-        }
-        cursor->bits = bits;
+    while (cursor->remaining == 0) {
+        if (cursor->word == cursor->first_word) return SIZE_MAX;
+        cursor->remaining = cursor->bits[--cursor->word];
     }
-    const unsigned top = 63u - (unsigned)__builtin_clzll(cursor->bits);
-    cursor->bits &= ~(UINT64_C(1) << top);
-    return cursor->start + top;
+    const unsigned top = 63u - (unsigned)__builtin_clzll(cursor->remaining);
+    cursor->remaining &= ~(UINT64_C(1) << top);
+    return cursor->word * 64 + top;
 }
 
 /* Rows on their way through the table of passes 1e and 1f: each row's placement is
@@ -429,7 +427,7 @@ static dc_status_t dc_index_unpaired_old_rows(dc_matcher_t *mt) {
     uint32_t *chain = mt->chain;
     memset(table, 0, capacity * 8);
     dc_placed_ring_t ahead = { .added = 0 };
-    dc_unpaired_cursor_t lead = { chain, mt->prefix, mt->m, mt->m, 0 };
+    dc_unpaired_cursor_t lead = { mt->old_left, dc_bitmap_words(mt->m), mt->prefix / 64, 0 };
     size_t inserted = 0;
     for (;;) {
         while (ahead.added - inserted < DC_PREFETCH_DISTANCE) {
@@ -537,6 +535,7 @@ static dc_status_t dc_pair_rest(dc_matcher_t *mt) {
         return DC_OK;
     }
     dc_start_filter(mt);
+    memset(mt->old_left, 0, dc_bitmap_words(mt->m) * 8);
     if ((status = dc_pair_in_sequence(mt)) != DC_OK) return status;        /* 1b, 1c */
     dc_check_sequence_pairs(mt);                                           /* 1d */
     if (mt->old_unpaired > 0) {
@@ -567,6 +566,7 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     dc_matcher_t mt = {
         .ws = ws, .m = m, .n = n, .chain = dc_old_to_new(ws), .new_to_old = dc_pairing(ws),
         .for_table = dc_moved(ws), /* zero here; cleared again before the moves pass */
+        .old_left = dc_old_paired(ws), /* free: only a segmented pairing uses it */
         .old_view = { input->old_keys, mask, DC_SIDE_OLD }, .new_view = { input->new_keys, mask, DC_SIDE_NEW },
         .verifier = { input->identity_equal, input->context, input->collision_budget, 0 },
         .placement = dc_placement_from_seed(input->placement_seed),
