@@ -26,6 +26,22 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
         return DC_OK;
     }
     const uint32_t *new_to_old = dc_pairing(ws);
+    if (content_equal == NULL) {
+        // A 64-row word at a time, without branches: unpaired rows and updates fall at
+        // random, so a branch on either mispredicts for a tenth of the rows.
+        if (ws->old_count == 0) return DC_OK;
+        for (size_t base = 0; base < ws->new_count; base += 64) {
+            const size_t end = ws->new_count - base < 64 ? ws->new_count : base + 64;
+            uint64_t word = 0;
+            for (size_t j = base; j < end; j++) {
+                const uint32_t i = new_to_old[j];
+                const uint64_t paired = i != DC_UNPAIRED;
+                word |= (paired & (old_contents[paired ? i : 0] != new_contents[j])) << (j - base);
+            }
+            updated[base / 64] |= word;
+        }
+        return DC_OK;
+    }
     for (size_t j = 0; j < ws->new_count; j++) {
         uint32_t i = new_to_old[j];
         if (i == DC_UNPAIRED) continue;
