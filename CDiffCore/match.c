@@ -59,8 +59,8 @@ typedef struct dc_matcher {
     size_t m, n;
     uint32_t *chain;          /* by old row: the occurrence chain (see above) */
     uint32_t *new_to_old;     /* by new row: the paired old row, or DC_UNPAIRED */
-    uint64_t *for_table;      /* by new row: unpaired after pass 1c or 1d, for pass 1f */
-    uint64_t *old_left;      /* by old row: set where pass 1c or 1d left it unpaired, for pass 1e */
+    uint64_t *for_table;      /* by new row: set where unpaired after the prefix (pass 1f's rows) */
+    uint64_t *old_left;       /* by old row: set where unpaired after the prefix (pass 1e's rows) */
     dc_key_view_t old_view, new_view;
     dc_verifier_t verifier;
     dc_placement_t placement;
@@ -506,6 +506,8 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
         // later probes) and the chain entry says it is taken.
         new_to_old[j] = (uint32_t)first;
         chain[first] = DC_PAIRED | (uint32_t)j;
+        dc_bit_clear(mt->for_table, j);
+        dc_bit_clear(mt->old_left, first);
     }
     return DC_OK;
 }
@@ -530,12 +532,14 @@ static void dc_invert_chain(dc_matcher_t *mt) {
 /* Passes 1b-1f, over the rows after the prefix. */
 static dc_status_t dc_pair_rest(dc_matcher_t *mt) {
     dc_status_t status;
+    memset(mt->old_left, 0, dc_bitmap_words(mt->m) * 8);
     if (!dc_chained(mt)) {
         for (size_t j = mt->prefix; j < mt->n; j++) mt->new_to_old[j] = DC_UNPAIRED;
+        dc_bits_set_range(mt->old_left, mt->prefix, mt->m - mt->prefix);
+        dc_bits_set_range(mt->for_table, mt->prefix, mt->n - mt->prefix);
         return DC_OK;
     }
     dc_start_filter(mt);
-    memset(mt->old_left, 0, dc_bitmap_words(mt->m) * 8);
     if ((status = dc_pair_in_sequence(mt)) != DC_OK) return status;        /* 1b, 1c */
     dc_check_sequence_pairs(mt);                                           /* 1d */
     if (mt->old_unpaired > 0) {
@@ -566,7 +570,7 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     dc_matcher_t mt = {
         .ws = ws, .m = m, .n = n, .chain = dc_old_to_new(ws), .new_to_old = dc_pairing(ws),
         .for_table = dc_moved(ws), /* zero here; cleared again before the moves pass */
-        .old_left = dc_old_paired(ws), /* free: only a segmented pairing uses it */
+        .old_left = dc_old_paired(ws), /* complemented in place once matched */
         .old_view = { input->old_keys, mask, DC_SIDE_OLD }, .new_view = { input->new_keys, mask, DC_SIDE_NEW },
         .verifier = { input->identity_equal, input->context, input->collision_budget, 0 },
         .placement = dc_placement_from_seed(input->placement_seed),
@@ -574,6 +578,12 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     };
     dc_pair_prefix(&mt);                                       /* 1a */
     status = dc_pair_rest(&mt);                                /* 1b-1f */
+    if (status == DC_OK) {
+        // The rows left unpaired, complemented: the bitmaps of paired rows that the lists
+        // are read from (dc_read()), as a segmented pairing keeps them.
+        dc_complement_bits(dc_old_paired(ws), mt.old_left, m);
+        dc_complement_bits(dc_new_paired(ws), mt.for_table, n);
+    }
     memset(mt.for_table, 0, dc_bitmap_words(n) * 8);
     if (status != DC_OK) return status;
     dc_invert_chain(&mt);                                      /* 1g */

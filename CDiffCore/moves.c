@@ -285,6 +285,8 @@ void dc_compute_moves(dc_workspace_t *ws, dc_move_mode_t mode) {
         uint64_t *moved = dc_moved(ws), *updated = dc_updated(ws);
         dc_bit_cursor_t cursor = dc_bit_cursor(moved, ws->new_count);
         for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
+            dc_bit_clear(dc_old_paired(ws), new_to_old[j]);
+            dc_bit_clear(dc_new_paired(ws), j);
             old_to_new[new_to_old[j]] = DC_UNPAIRED;
             new_to_old[j] = DC_UNPAIRED;
             dc_bit_clear(updated, j);

@@ -54,37 +54,13 @@ static void dc_write_pairs_segmented(const uint64_t *bits, dc_workspace_t *ws, i
     }
 }
 
-/* Segmented: writes the indexes below `count` whose bit in `paired` is clear. */
+/* Writes the indexes below `count` whose bit in `paired` is clear: the unpaired rows. */
 static void dc_write_clear_bits(const uint64_t *paired, size_t count, int64_t offset, int64_t *out) {
     size_t written = 0;
     for (size_t word = 0; word < dc_bitmap_words(count); word++) {
         for (uint64_t clear = dc_clear_bits_of_word(paired, count, word); clear != 0; clear &= clear - 1) {
             out[written++] = (int64_t)(word * 64 + (size_t)__builtin_ctzll(clear)) + offset;
         }
-    }
-}
-
-/* Writes the `unpaired` indexes whose partner is DC_UNPAIRED. Where they are sparse,
- * blocks without one are skipped with a branch-free test the compiler vectorizes. */
-static void dc_write_unpaired(const uint32_t *partner, size_t count, size_t unpaired,
-                              int64_t offset, int64_t *out) {
-    enum { block = 16 };
-    size_t written = 0, index = 0;
-    const bool sparse = unpaired < count / (2 * block);
-    for (; sparse && index + block <= count; index += block) {
-        uint32_t any = 0;
-        for (size_t k = 0; k < block; k++) any |= partner[index + k] == DC_UNPAIRED;
-        if (!any) continue;
-        for (size_t k = 0; k < block; k++) {
-            if (partner[index + k] == DC_UNPAIRED) out[written++] = (int64_t)(index + k) + offset;
-        }
-    }
-    // The rest (all of it where unpaired rows are dense) without a branch per row, which
-    // would be mispredicted at every unpaired one: each index is stored, and kept only if
-    // unpaired. The store stays in bounds while unpaired ones remain to be written.
-    for (; index < count && written < unpaired; index++) {
-        out[written] = (int64_t)index + offset;
-        written += partner[index] == DC_UNPAIRED;
     }
 }
 
@@ -103,16 +79,13 @@ dc_status_t dc_read(const void *workspace, size_t index_offset, dc_changeset_buf
     }
     if (index_offset > (size_t)INT64_MAX - DC_MAX_ROWS) return DC_ERR_INVALID_ARGUMENT;
     const int64_t offset = (int64_t)index_offset;
+    if (c->deletions) dc_write_clear_bits(dc_old_paired(ws), ws->old_count, offset, out->deletions);
+    if (c->insertions) dc_write_clear_bits(dc_new_paired(ws), ws->new_count, offset, out->insertions);
     if (ws->segmented) {
-        if (c->deletions) dc_write_clear_bits(dc_old_paired(ws), ws->old_count, offset, out->deletions);
-        if (c->insertions) dc_write_clear_bits(dc_new_paired(ws), ws->new_count, offset, out->insertions);
         if (c->updates) dc_write_pairs_segmented(dc_updated(ws), ws, offset, out->updates);
         if (c->moves) dc_write_pairs_segmented(dc_moved(ws), ws, offset, out->moves);
     } else {
-        const uint32_t *old_to_new = dc_old_to_new(ws);
         const uint32_t *new_to_old = dc_pairing(ws);
-        if (c->deletions) dc_write_unpaired(old_to_new, ws->old_count, c->deletions, offset, out->deletions);
-        if (c->insertions) dc_write_unpaired(new_to_old, ws->new_count, c->insertions, offset, out->insertions);
         if (c->updates) dc_write_pairs(dc_updated(ws), ws->new_count, new_to_old, offset, out->updates);
         if (c->moves) dc_write_pairs(dc_moved(ws), ws->new_count, new_to_old, offset, out->moves);
     }

@@ -29,8 +29,8 @@ typedef struct dc_workspace {
     size_t new_to_old_offset; /* uint32_t[new_count] */
     size_t updated_offset;   /* uint64_t bitmap over new rows */
     size_t moved_offset;     /* uint64_t bitmap over new rows */
-    size_t old_paired_offset; /* segmented: uint64_t bitmap over old rows, set where paired */
-    size_t new_paired_offset; /* segmented: uint64_t bitmap over new rows, set where paired */
+    size_t old_paired_offset; /* uint64_t bitmap over old rows, set where paired (once matched) */
+    size_t new_paired_offset; /* uint64_t bitmap over new rows, set where paired (once matched) */
     size_t segments_offset;  /* segmented: dc_segment_t[min(old_count, new_count)] */
 } dc_workspace_t;
 
@@ -89,6 +89,12 @@ static inline bool dc_new_is_paired(dc_workspace_t *ws, size_t j) {
 static inline uint64_t dc_clear_bits_of_word(const uint64_t *bits, size_t count, size_t word) {
     const uint64_t clear = ~bits[word];
     return word == count / 64 ? clear & ((UINT64_C(1) << (count % 64)) - 1) : clear;
+}
+
+/* Writes the complement of a bitmap of `count` bits (its clear bits below `count`) to `to`,
+ * which may be `from`. */
+static inline void dc_complement_bits(uint64_t *to, const uint64_t *from, size_t count) {
+    for (size_t word = 0; word < dc_bitmap_words(count); word++) to[word] = dc_clear_bits_of_word(from, count, word);
 }
 
 /* The number of set bits in the first `words` words of a bitmap. */
@@ -171,6 +177,14 @@ static inline void dc_check_matched(dc_workspace_t *ws, const dc_match_input_t *
         DC_CHECK(new_to_old[j] < ws->old_count && old_to_new[new_to_old[j]] == j, "old/new pairing not inverse");
     }
     DC_CHECK(paired_new == ws->paired, "paired count differs from the pairing");
+    for (size_t i = 0; i < ws->old_count; i++) {
+        DC_CHECK(dc_bit_get(dc_old_paired(ws), i) == (old_to_new[i] != DC_UNPAIRED), "old paired bits differ from the pairing");
+    }
+    for (size_t j = 0; j < ws->new_count; j++) {
+        DC_CHECK(dc_bit_get(dc_new_paired(ws), j) == (new_to_old[j] != DC_UNPAIRED), "new paired bits differ from the pairing");
+    }
+    DC_CHECK(dc_popcount(dc_old_paired(ws), dc_bitmap_words(ws->old_count)) == ws->paired
+             && dc_popcount(dc_new_paired(ws), dc_bitmap_words(ws->new_count)) == ws->paired, "paired bits past the rows");
     if (input->identity_equal != NULL || ws->old_count + ws->new_count > 4096) return;
     for (size_t j = 0; j < ws->new_count; j++) {
         for (size_t later = j + 1; later < ws->new_count; later++) {
