@@ -69,9 +69,10 @@ dc_status_t dc_mark_updated_rows(void *workspace, const uint64_t *updated, size_
     if (word_count != words) return DC_ERR_INVALID_ARGUMENT;
     if (words == 0) return DC_OK;
     if (updated == NULL) return DC_ERR_NULL_POINTER;
-    dc_bit_cursor_t cursor = dc_bit_cursor(updated, ws->new_count);
-    for (size_t j = dc_bit_next(&cursor); j != SIZE_MAX; j = dc_bit_next(&cursor)) {
-        if (j >= ws->new_count || !dc_new_is_paired(ws, j)) return DC_ERR_INVALID_ARGUMENT;
+    // A word at a time against the paired rows (whose bits past the rows are clear).
+    const uint64_t *paired = dc_new_paired(ws);
+    for (size_t word = 0; word < words; word++) {
+        if (updated[word] & ~paired[word]) return DC_ERR_INVALID_ARGUMENT;
     }
     uint64_t *flags = dc_updated(ws);
     for (size_t word = 0; word < words; word++) flags[word] |= updated[word];

@@ -80,9 +80,9 @@ static inline void dc_bits_set_range(uint64_t *bits, size_t first, size_t count)
     }
 }
 
-/* Whether new row j is paired, in either form of the pairing. */
+/* Whether new row j is paired: both forms of the pairing keep the bitmap of paired rows. */
 static inline bool dc_new_is_paired(dc_workspace_t *ws, size_t j) {
-    return ws->segmented ? dc_bit_get(dc_new_paired(ws), j) : dc_pairing(ws)[j] != DC_UNPAIRED;
+    return dc_bit_get(dc_new_paired(ws), j);
 }
 
 /* Word `word` of a bitmap of `count` bits, inverted: its clear bits below `count` set. */
