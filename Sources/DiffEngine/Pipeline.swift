@@ -48,6 +48,17 @@ internal struct _IdentityCheck {
 internal protocol _UpdateMarking {
     /// Flags the updated pairs of the workspace's last match, in one call to the core.
     func mark(on workspace: _DiffWorkspace)
+
+    /// `mark(on:)` for a carried match whose pairs still need their identities checked,
+    /// checking each pair as it compares it: true when every pair held (the updates are
+    /// then flagged), false at the first pair that did not (nothing is flagged), nil when
+    /// this marking cannot check identities (nothing is flagged either).
+    func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool?
+}
+
+extension _UpdateMarking {
+    @inlinable
+    func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? { nil }
 }
 
 /// Updates by the adapter's content equality, pair by pair (inlined per row type).
@@ -71,7 +82,7 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     @inlinable
     func mark(on workspace: _DiffWorkspace) {
         if !(adapter is any _RawPrefixComparing), let runs = workspace.pairedRuns {
-            markRuns(runs, on: workspace)
+            _ = markRuns(runs, on: workspace, checkingIdentities: false)
             return
         }
         let pairing = workspace.newToOld
@@ -89,22 +100,35 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
     }
 
-    /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by
-    /// side, without the per-row pairing.
+    /// Checks identities while it compares contents where the pairing is held as runs.
     @inlinable
-    func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace) {
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return }
+    func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? {
+        guard !(adapter is any _RawPrefixComparing), let runs = workspace.pairedRuns else { return nil }
+        return markRuns(runs, on: workspace, checkingIdentities: true)
+    }
+
+    /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by
+    /// side, without the per-row pairing. `checkingIdentities`: as in
+    /// `markCheckingIdentities(on:)`, false at the first pair of two identities.
+    @inlinable
+    func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace, checkingIdentities: Bool) -> Bool {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
         let bits = workspace.updateBitmap()
         var any = false
         for run in stride(from: 0, to: runs.count, by: 3) {
             let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), length = Int(runs[run + 2])
-            for offset in 0..<length where !adapter._contentsEqual(at: oldBase + oldStart + offset, newBase + newStart + offset) {
-                let newIndex = newStart + offset
-                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                any = true
+            for offset in 0..<length {
+                let oldRow = oldBase + oldStart + offset, newRow = newBase + newStart + offset
+                if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
+                if !adapter._contentsEqual(at: oldRow, newRow) {
+                    let newIndex = newStart + offset
+                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                    any = true
+                }
             }
         }
         if any { workspace.markUpdatedRows(bits) }
+        return true
     }
 
     /// Sets the bits of the updated pairs among `newRows` (which starts on a bitmap word);
@@ -174,41 +198,52 @@ internal func _runPasses<Updates: _UpdateMarking, Result>(
     if pairedWithUpdates {
         return read(workspace, moves.map { workspace.finish($0) })
     }
-    if let carried, _pairCarried(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities, carried: carried) {
-        // Paired from the carried keys.
+    var marked = false
+    if let carried, let markedWhilePairing = _pairCarried(workspace, oldKeys: oldKeys, newKeys: newKeys,
+                                                          identities: identities, carried: carried, updates: updates) {
+        marked = markedWhilePairing
     } else if let identities {
         _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact, keyBits: identities.keyBits,
                         identityEqual: identities.equal, seededKeys: identities.seededKeys)
     } else {
         workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
     }
-    updates.mark(on: workspace)
+    if !marked { updates.mark(on: workspace) }
     return read(workspace, moves.map { workspace.finish($0) })
 }
 
 /// Pairs rows from carried keys, under the same collision policy as `_pairByIdentity`:
 /// with weakened keys every match is verified; hashed keys pair by key and then every pair
 /// is verified, and a failure (a real collision) leaves the pairing to `_pairByIdentity`.
-/// - Returns: whether the workspace holds the pairing.
+/// Where `updates` reads the pairs anyway, it verifies them as it marks them: one pass over
+/// the rows instead of two.
+/// - Returns: nil when the workspace does not hold the pairing; else whether it holds the
+///   updates too (marked as the pairs were verified).
 @inlinable
-internal func _pairCarried(
+internal func _pairCarried<Updates: _UpdateMarking>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-    identities: _IdentityCheck?, carried: _CarriedKeys
-) -> Bool {
+    identities: _IdentityCheck?, carried: _CarriedKeys, updates: Updates
+) -> Bool? {
     let keyBits = identities?.keyBits ?? 0
     guard workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, keyBits: keyBits,
                                  identityEqual: keyBits != 0 ? identities?.equal : nil, carried: carried) else {
-        return false
+        return nil
     }
+    var marked = false
     if let identities, !identities.exact, keyBits == 0 {
-        // Verified a run at a time while the core holds the pairing so (asking for it per row
-        // would write it out, and the passes after would lose the runs).
-        let hold = workspace.pairedRuns.map { _allRunsHold($0, identities.equal) }
-            ?? _allPairsHold(workspace.newToOld, identities.equal)
-        if !hold { return false }
+        if let held = updates.markCheckingIdentities(on: workspace) {
+            if !held { return nil }
+            marked = true
+        } else {
+            // Verified a run at a time while the core holds the pairing so (asking for it per
+            // row would write it out, and the passes after would lose the runs).
+            let hold = workspace.pairedRuns.map { _allRunsHold($0, identities.equal) }
+                ?? _allPairsHold(workspace.newToOld, identities.equal)
+            if !hold { return nil }
+        }
     }
     carried.pairings += 1
-    return true
+    return marked
 }
 
 /// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys

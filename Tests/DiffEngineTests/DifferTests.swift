@@ -338,6 +338,34 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(differ.carriedPairings > (weakBits == 0 ? 150 : 10))
     }
 
+    /// A carried pairing of two identities under one full key (a 64-bit collision, made here
+    /// by keys of six bits) is caught while the updates are compared, and the diff falls back.
+    @Test func collidingKeysInCarriedPairingFallBack() throws {
+        var generator = SeededGenerator(seed: 0xC0_11DE)
+        let adapter = LowBitsAdapter()
+        let differ = Differ(keepingPreviousSnapshotOf: adapter)
+        // 48 rows on 48 of the 64 keys; a swap gives a row another identity on its own key.
+        var rows = (0..<48).map { TestRow(id: $0, content: 0) }
+        var previous: [TestRow] = []
+        var swaps = 0
+        for step in 0..<300 {
+            if step > 0 {
+                if step % 3 == 0 {
+                    rows[Int.random(in: 0..<rows.count, using: &generator)].id ^= 64
+                    swaps += 1
+                }
+                let moved = rows.remove(at: Int.random(in: 0..<rows.count, using: &generator))
+                rows.insert(moved, at: Int.random(in: 0...rows.count, using: &generator))
+                rows[Int.random(in: 0..<rows.count, using: &generator)].content += 1
+            }
+            let update = differ.diff(rows)
+            #expect(update.changeset == (try diff(previous, rows, using: adapter)), "step \(step)")
+            previous = rows
+        }
+        #expect(differ.carriedPairings > 150)
+        #expect(differ.carriedPairings <= 299 - swaps, "every diff with a swap fell back")
+    }
+
     /// Rows that keep repeating identities never pair from carried keys and stay exact.
     @Test func repeatedIdentitiesFallBack() throws {
         let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())
@@ -350,4 +378,14 @@ struct NamedRow: Hashable, CustomStringConvertible {
         }
         #expect(differ.carriedPairings == 0)
     }
+}
+
+/// Identity keys of six bits (`id & 63`), so that two identities share a full key: a
+/// stand-in for a crafted 64-bit collision.
+struct LowBitsAdapter: IdentifyingAdapter {
+    func identityKey(of row: TestRow) -> UInt64 { UInt64(row.id & 63) }
+    func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.id == rhs.id }
+    func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.content == rhs.content }
+    func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
+    func identity(of row: TestRow) -> Int { row.id }
 }
