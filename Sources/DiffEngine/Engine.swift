@@ -186,6 +186,14 @@ internal protocol _RawPrefixComparing {
     /// returns whether any did, or returns nil when this adapter cannot tell from bits.
     func _markChangedContents(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
                               pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool?
+
+    /// `_markChangedContents` over a pairing held as runs (old start, new start, length),
+    /// checking each pair's identities as it compares contents: nil when this adapter cannot
+    /// tell from bits, false at the first pair of two identities, else true, with `any` set
+    /// when some pair's contents differ.
+    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                                                runs: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
+                                                any: inout Bool) -> Bool?
 }
 
 /// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves

@@ -100,11 +100,20 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
     }
 
-    /// Checks identities while it compares contents where the pairing is held as runs.
+    /// Checks identities while it compares contents where the pairing is held as runs: pair
+    /// by pair through the adapter, or, for one that compares raw bits, where the fields lie.
     @inlinable
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? {
-        guard !(adapter is any _RawPrefixComparing), let runs = workspace.pairedRuns else { return nil }
-        return markRuns(runs, on: workspace, checkingIdentities: true)
+        guard let runs = workspace.pairedRuns else { return nil }
+        guard let raw = adapter as? any _RawPrefixComparing else { return markRuns(runs, on: workspace, checkingIdentities: true) }
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return nil }
+        let bits = workspace.updateBitmap()
+        var any = false
+        let held = raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
+                                                              stride: MemoryLayout<Adapter.Row>.stride, runs: runs,
+                                                              bits: bits, any: &any)
+        if held == true && any { workspace.markUpdatedRows(bits) }
+        return held
     }
 
     /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by

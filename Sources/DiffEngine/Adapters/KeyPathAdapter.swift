@@ -324,6 +324,30 @@ extension KeyPathAdapter: _RawPrefixComparing {
         return any
     }
 
+    /// Stored fields of common types: identities and contents compared where they lie, a
+    /// run's rows side by side, in one read of both rows.
+    @usableFromInline
+    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                                                runs: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
+                                                any: inout Bool) -> Bool? {
+        guard let identityField, let contentFields else { return nil }
+        let size = MemoryLayout<Row>.size
+        for run in Swift.stride(from: 0, to: runs.count, by: 3) {
+            let newStart = Int(runs[run + 1])
+            var left = old + Int(runs[run]) &* stride, right = new + newStart &* stride
+            for newIndex in newStart..<(newStart + Int(runs[run + 2])) {
+                guard identityField.equal(left, right) else { return false }
+                if !contentFields.equal(left, right, rowSize: size) {
+                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                    any = true
+                }
+                left += stride
+                right += stride
+            }
+        }
+        return true
+    }
+
     /// The common prefix of rows whose identity and content are stored fields of common types.
     @usableFromInline
     static func storedPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int, size: Int,

@@ -1,0 +1,49 @@
+@testable import DiffEngine
+import Testing
+
+/// The key-path adapter's check of a carried pairing, pair by pair, as it compares contents.
+/// A pair of two identities reaches it through the public API only by a real 64-bit
+/// collision of the stable hash, so it is called here directly.
+@Suite struct CarriedIdentityCheckTests {
+    struct Named { var name: String; var count: Int }
+
+    static let old = (0..<100).map { Named(name: "row \($0)", count: $0) }
+
+    /// The adapter's answer for `runs` (old start, new start, length) and the bits it set.
+    func check(_ new: [Named], runs: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
+        let adapter = KeyPathAdapter(identity: \Named.name, content: \.count)
+        var bits = [UInt64](repeating: 0, count: (new.count + 63) / 64)
+        var any = false
+        let held = Self.old.withUnsafeBytes { old in
+            new.withUnsafeBytes { new in
+                runs.withUnsafeBufferPointer { runs in
+                    bits.withUnsafeMutableBufferPointer { bits in
+                        adapter._markChangedContentsCheckingIdentities(old.baseAddress!, new.baseAddress!,
+                                                                       stride: MemoryLayout<Named>.stride,
+                                                                       runs: runs, bits: bits, any: &any)
+                    }
+                }
+            }
+        }
+        return (held, any, bits)
+    }
+
+    @Test func pairsOfOneIdentityHaveTheirUpdatesMarked() {
+        var new = Array(Self.old[10...])
+        new[50].count += 1
+        new[80].count += 1
+        let result = check(new, runs: [10, 0, 40, 50, 40, 50])
+        #expect(result.held == true)
+        #expect(result.any)
+        #expect(result.bits == [1 << 50, 1 << (80 - 64)])
+        #expect(check(Array(Self.old[10...]), runs: [10, 0, 90]) == (true, false, [0, 0]))
+    }
+
+    @Test func aPairOfTwoIdentitiesStopsTheCheck() {
+        var new = Self.old
+        new[70].name = "another row"
+        #expect(check(new, runs: [0, 0, 100]).held == false)
+        // Rows paired out of step: row 5 against row 6.
+        #expect(check(Self.old, runs: [0, 0, 5, 6, 5, 10]).held == false)
+    }
+}
