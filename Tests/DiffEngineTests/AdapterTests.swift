@@ -279,3 +279,68 @@ struct CommonFields: Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// A field of each type a key-path adapter hashes where it lies.
+struct HashedFields {
+    var small: Int32, unsignedSmall: UInt32, short: Int16, unsignedShort: UInt16
+    var tiny: Int8, byte: UInt8, flag: Bool, count: Int
+    var name: String, id: UUID, price: Double, ratio: Float, when: Date
+    var note: String?, maybeCount: Int?, maybePrice: Double?, maybeWhen: Date?, maybeFlag: Bool?, maybeID: UUID?
+}
+
+@Suite struct ContentHashTests {
+    /// A field's hash as `KeyPathAdapter` documents it: the stable hash of a
+    /// `StableHashable` type, else the per-process `hashValue` (an optional's too: the type
+    /// decides, not the value, which a cast would unwrap).
+    static func key<Value: Hashable>(_ value: Value) -> UInt64 {
+        guard Value.self is any StableHashable.Type, let stable = value as? any StableHashable else {
+            return UInt64(bitPattern: Int64(value.hashValue))
+        }
+        return stable.stableHash
+    }
+
+    static func fold(_ keys: UInt64...) -> UInt64 { keys.dropFirst().reduce(keys[0], combineStableHashes) }
+
+    static func random(using generator: inout SeededGenerator) -> HashedFields {
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &generator)] }
+        let ids = [UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))]
+        return HashedFields(
+            small: pick([0, -1, .min, 7]), unsignedSmall: pick([0, .max, 7]), short: pick([0, -2, .max]), unsignedShort: pick([0, .max]),
+            tiny: pick([0, -1, .min]), byte: pick([0, 255]), flag: pick([true, false]), count: pick([0, -5, .max]),
+            name: pick(["", "a", "a long string that lives on the heap, not inline"]), id: pick(ids), price: pick([0.0, -0.0, 1.5]),
+            ratio: pick([0, -2.5]), when: Date(timeIntervalSinceReferenceDate: pick([0, 86_400])),
+            note: pick([nil, "", "x"]), maybeCount: pick([nil, 0, -1]), maybePrice: pick([nil, 0.0, 2]),
+            maybeWhen: pick([nil, Date(timeIntervalSinceReferenceDate: 0)]), maybeFlag: pick([nil, false, true]), maybeID: pick([nil, ids[0]]))
+    }
+
+    /// Fields hashed where they lie give the documented hashes, row by row and in bulk.
+    @Test func storedFieldsHashAsDocumented() {
+        var generator = SeededGenerator(seed: 0x4A5_4ED)
+        let rows = (0..<300).map { _ in Self.random(using: &generator) }
+        func check<each Content: Hashable>(_ adapter: KeyPathAdapter<HashedFields, Int, repeat each Content>,
+                                           _ expected: (HashedFields) -> UInt64) {
+            var bulk = [UInt64](repeating: 0, count: rows.count)
+            rows.withUnsafeBufferPointer { rows in bulk.withUnsafeMutableBufferPointer { adapter.writeContentHashes(of: rows, to: $0) } }
+            for (row, hash) in zip(rows, bulk) {
+                #expect(adapter.contentHash(of: row) == expected(row))
+                #expect(hash == expected(row))
+            }
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.small, \.unsignedSmall, \.short, \.unsignedShort)) {
+            Self.fold(Self.key($0.small), Self.key($0.unsignedSmall), Self.key($0.short), Self.key($0.unsignedShort))
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.tiny, \.byte, \.flag, \.name)) {
+            Self.fold(Self.key($0.tiny), Self.key($0.byte), Self.key($0.flag), Self.key($0.name))
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.id, \.price, \.ratio, \.when)) {
+            Self.fold(Self.key($0.id), Self.key($0.price), Self.key($0.ratio), Self.key($0.when))
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.note, \.maybeCount, \.maybePrice, \.maybeWhen)) {
+            Self.fold(Self.key($0.note), Self.key($0.maybeCount), Self.key($0.maybePrice), Self.key($0.maybeWhen))
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.maybeFlag, \.maybeID, \.count)) {
+            Self.fold(Self.key($0.maybeFlag), Self.key($0.maybeID), Self.key($0.count))
+        }
+        check(KeyPathAdapter(identity: \.count, content: \.name)) { Self.key($0.name) }
+    }
+}

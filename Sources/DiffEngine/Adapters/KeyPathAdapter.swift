@@ -231,11 +231,19 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         }
     }
 
-    /// All-integer contents are read straight out of the rows' memory, a stride apart.
+    /// All-integer contents are read straight out of the rows' memory, a stride apart; other
+    /// stored fields are hashed where they lie.
     @inlinable
     public func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>) {
         precondition(rows.count == hashes.count, "one hash a row")
         guard let offsets = contentIntegerOffsets, let first = offsets.first, let base = rows.baseAddress else {
+            if let contentFields, let base = rows.baseAddress {
+                // A hasher of a row copies the row for each field it reads: a retain and a
+                // release for each string in it, and generic calls for the field's type.
+                let raw = UnsafeRawPointer(base), stride = MemoryLayout<Row>.stride
+                for index in rows.indices { hashes[index] = contentFields.hashKey(raw + index &* stride) }
+                return
+            }
             for index in rows.indices { hashes[index] = contentHash(of: rows[index]) }
             return
         }
@@ -272,6 +280,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
                 }
                 return folded
             }
+        }
+        if let contentFields {
+            return withUnsafePointer(to: row) { contentFields.hashKey(UnsafeRawPointer($0)) }
         }
         guard var folded = contentHashers.first?(row) else { return 0 }
         for hasher in contentHashers.dropFirst() { folded = combineStableHashes(folded, hasher(row)) }

@@ -13,6 +13,8 @@ internal struct _StoredField {
 
     @usableFromInline let kind: Kind
     @usableFromInline let offset: Int
+    /// A signed integer: its stable hash is its value sign-extended to 64 bits.
+    @usableFromInline let isSigned: Bool
 
     /// The field of `path`, when it is stored and of a type listed in `Kind`.
     @inlinable
@@ -20,6 +22,7 @@ internal struct _StoredField {
         guard let offset = MemoryLayout<Row>.offset(of: path), let kind = Self.kind(of: Value.self) else { return nil }
         self.kind = kind
         self.offset = offset
+        isSigned = Value.self is any SignedInteger.Type
     }
 
     /// Integers and `Bool` compare by their bits (equal values, equal bits); floating-point
@@ -67,6 +70,39 @@ internal struct _StoredField {
         case .optionalBool: return Self.same(left, right, Bool?.self)
         case .optionalUUID: return Self.same(left, right, UUID?.self)
         }
+    }
+
+    /// The field's hash in the row at `row`, as a key-path adapter defines it: the stable
+    /// hash of a `StableHashable` type, the per-process `hashValue` of the others (`Float`,
+    /// `Date`, the optionals).
+    @inlinable
+    func hashKey(_ row: UnsafeRawPointer) -> UInt64 {
+        let field = row + offset
+        switch kind {
+        case .bits8: return field.loadUnaligned(as: UInt64.self)
+        case .bits4:
+            return isSigned ? UInt64(bitPattern: Int64(field.loadUnaligned(as: Int32.self))) : UInt64(field.loadUnaligned(as: UInt32.self))
+        case .bits2:
+            return isSigned ? UInt64(bitPattern: Int64(field.loadUnaligned(as: Int16.self))) : UInt64(field.loadUnaligned(as: UInt16.self))
+        case .bits1:
+            return isSigned ? UInt64(bitPattern: Int64(field.load(as: Int8.self))) : UInt64(field.load(as: UInt8.self))
+        case .uuid: return field.assumingMemoryBound(to: UUID.self).pointee.stableHash
+        case .double: return field.loadUnaligned(as: Double.self).stableHash
+        case .string: return field.assumingMemoryBound(to: String.self).pointee.stableHash
+        case .float: return Self.hashValueKey(field, Float.self)
+        case .date: return Self.hashValueKey(field, Date.self)
+        case .optionalInt: return Self.hashValueKey(field, Int?.self)
+        case .optionalDouble: return Self.hashValueKey(field, Double?.self)
+        case .optionalDate: return Self.hashValueKey(field, Date?.self)
+        case .optionalString: return Self.hashValueKey(field, String?.self)
+        case .optionalBool: return Self.hashValueKey(field, Bool?.self)
+        case .optionalUUID: return Self.hashValueKey(field, UUID?.self)
+        }
+    }
+
+    @inlinable
+    static func hashValueKey<Value: Hashable>(_ field: UnsafeRawPointer, _: Value.Type) -> UInt64 {
+        UInt64(bitPattern: Int64(field.assumingMemoryBound(to: Value.self).pointee.hashValue))
     }
 
     /// Whether the field holds a value unequal to itself (a NaN, which equal bits do not
@@ -167,6 +203,16 @@ internal struct _StoredFields {
         if floatCount > 2 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.2, as: UInt32.self)) }
         if floatCount > 3 { nan = nan || isNaN(row.loadUnaligned(fromByteOffset: floatOffsets.3, as: UInt32.self)) }
         return nan
+    }
+
+    /// The fields' hashes in the row at `row`, folded in order with `combineStableHashes`.
+    @inlinable
+    func hashKey(_ row: UnsafeRawPointer) -> UInt64 {
+        var folded = first.hashKey(row)
+        if count > 1 { folded = combineStableHashes(folded, second.hashKey(row)) }
+        if count > 2 { folded = combineStableHashes(folded, third.hashKey(row)) }
+        if count > 3 { folded = combineStableHashes(folded, fourth.hashKey(row)) }
+        return folded
     }
 
     /// Whether every field is equal in the rows at `lhs` and `rhs`.
