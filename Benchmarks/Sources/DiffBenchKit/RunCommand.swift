@@ -117,12 +117,9 @@ public struct RunCommand: ParsableCommand {
         }
         for stream in selectedStreams() {
             progress("\(stream.name): generating (\(stream.summary))")
-            let snapshots = stream.make()
-            var results: [Measurement] = []
-            for (engine, make) in streamEngines where wanted?.contains(engine.rawValue) ?? true {
-                progress("\(stream.name): \(engine.rawValue): checking every tenth update, then timing each")
-                results.append(measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make))
-            }
+            var results = stream.records
+                ? measureStream(stream, snapshots: stream.makeRecords(), engines: recordStreamEngines, wanted: wanted)
+                : measureStream(stream, snapshots: stream.make(), engines: streamEngines, wanted: wanted)
             // Ratios to the one-shot diff of the same snapshots, measured in the same run.
             let oneShot = results.first { $0.engine == EngineName.oneshotIdentifiable.rawValue }?.medianMilliseconds
             for index in results.indices {

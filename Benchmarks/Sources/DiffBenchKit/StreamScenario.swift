@@ -10,9 +10,27 @@ struct SnapshotStream {
     var rows: Int
     var snapshots: Int
     var churn: Double
+    /// `Record` rows (UUID ids, hashed) instead of `Row` rows (integer ids, exact keys).
+    var records = false
 
     var summary: String {
-        "Differ over \(snapshots) snapshots of \(rows) rows, \(churn * 100)% churn each"
+        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% churn each"
+    }
+
+    /// The snapshots of `make()` as `Record`s: each id its own UUID and title, the value as
+    /// the price (so an updated row has a new price), every fourth row without a date.
+    func makeRecords() -> [[Record]] {
+        let snapshots = make()
+        let maxID = snapshots.lazy.flatMap { $0 }.map(\.id).max() ?? 0
+        var generator = SeededGenerator(seed: 0x2EC0_57EA &+ UInt64(rows))
+        let ids = (0...maxID).map { _ in randomUUID(&generator) }
+        let titles = (0...maxID).map { "Order \($0)" }
+        return snapshots.map { snapshot in
+            snapshot.map { row in
+                Record(id: ids[row.id], title: titles[row.id], price: Double(row.value) / 100,
+                       updatedAt: row.id % 4 == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(row.id % 7 * 86_400)))
+            }
+        }
     }
 
     /// The snapshots, each made from the previous in one linear pass.
@@ -63,14 +81,28 @@ struct SnapshotStream {
 let allStreams = [
     SnapshotStream(name: "differ-5k", rows: 5_000, snapshots: 200, churn: 0.01),
     SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
+    SnapshotStream(name: "differ-uuid-5k", rows: 5_000, snapshots: 200, churn: 0.01, records: true),
+    SnapshotStream(name: "differ-uuid-100k", rows: 100_000, snapshots: 200, churn: 0.01, records: true),
 ]
+
+/// `measureStream` for each of `engines` that `wanted` names (all when nil), in order.
+func measureStream<StreamRow: Identifiable & Equatable>(
+    _ stream: SnapshotStream, snapshots: [[StreamRow]],
+    engines: [(name: EngineName, make: @Sendable () -> ([StreamRow]) -> Changeset)], wanted: [String]?
+) -> [Measurement] {
+    engines.filter { wanted?.contains($0.name.rawValue) ?? true }.map { engine, make in
+        progress("\(stream.name): \(engine.rawValue): checking every tenth update, then timing each")
+        return measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make)
+    }
+}
 
 /// Runs a stream engine over the stream twice: checking every tenth update against the
 /// reference, then timing each update. Per-update median, min and max; bytes kept a row
 /// (heap held by the engine between updates); allocations per update. `makeEngine` gives a
 /// fresh engine: a function from each snapshot to the changeset from the one before.
-func measureStream(
-    _ stream: SnapshotStream, snapshots: [[Row]], engine: EngineName, makeEngine: @Sendable () -> ([Row]) -> Changeset
+func measureStream<StreamRow: Identifiable & Equatable>(
+    _ stream: SnapshotStream, snapshots: [[StreamRow]], engine: EngineName,
+    makeEngine: @Sendable () -> ([StreamRow]) -> Changeset
 ) -> Measurement {
     var measurement = Measurement(scenario: stream.name, engine: engine.rawValue, status: .ok)
     let checking = makeEngine()
@@ -122,6 +154,7 @@ func measureStream(
 
 /// The stream engines, each a fresh engine per call: the differ in both kinds of state and
 /// the one-shot diff of each pair of consecutive snapshots, the baseline a differ must beat.
+/// `recordStreamEngines` are the same over `Record` rows.
 let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changeset)] = [
     (.differKeypath, {
         let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \Row.id, content: \.value))
@@ -140,6 +173,28 @@ let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changese
         return { next in
             defer { previous = next }
             return try! diff(previous, next, using: IdentifiableAdapter<Row>())
+        }
+    }),
+]
+
+let recordStreamEngines: [(name: EngineName, make: @Sendable () -> ([Record]) -> Changeset)] = [
+    (.differKeypath, {
+        let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \Record.id, content: \.title, \.price, \.updatedAt))
+        return { differ.diff($0).changeset }
+    }),
+    (.differIdentifiable, {
+        let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Record>())
+        return { differ.diff($0).changeset }
+    }),
+    (.differKeypathHashes, {
+        let differ = Differ(keepingOnlyHashesOf: KeyPathAdapter(identity: \Record.id, content: \.title, \.price, \.updatedAt))
+        return { differ.diff($0).changeset }
+    }),
+    (.oneshotIdentifiable, {
+        var previous: [Record] = []
+        return { next in
+            defer { previous = next }
+            return try! diff(previous, next, using: IdentifiableAdapter<Record>())
         }
     }),
 ]
