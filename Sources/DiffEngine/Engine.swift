@@ -194,6 +194,11 @@ internal protocol _RawPrefixComparing {
     func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
                                                 runs: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
                                                 any: inout Bool) -> Bool?
+
+    /// The same over a pairing a row at a time (`_unpaired` for none).
+    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                                                pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
+                                                any: inout Bool) -> Bool?
 }
 
 /// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves

@@ -49,9 +49,9 @@ internal protocol _UpdateMarking {
     /// Flags the updated pairs of the workspace's last match, in one call to the core.
     func mark(on workspace: _DiffWorkspace)
 
-    /// `mark(on:)` for a carried match whose pairs still need their identities checked,
-    /// checking each pair as it compares it: true when every pair held (the updates are
-    /// then flagged), false at the first pair that did not (nothing is flagged), nil when
+    /// `mark(on:)` for a match by hashed keys whose pairs still need their identities
+    /// checked, checking each pair as it compares it: true when every pair held (the updates
+    /// are then flagged), false at the first pair that did not (nothing is flagged), nil when
     /// this marking cannot check identities (nothing is flagged either).
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool?
 }
@@ -100,20 +100,45 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
     }
 
-    /// Checks identities while it compares contents where the pairing is held as runs: pair
-    /// by pair through the adapter, or, for one that compares raw bits, where the fields lie.
+    /// Checks identities while it compares contents: pair by pair through the adapter, or,
+    /// for one that compares raw bits, where the fields lie; over the pairing as runs (a
+    /// carried match) or a row at a time. Not when two threads would share the marking.
     @inlinable
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? {
-        guard let runs = workspace.pairedRuns else { return nil }
-        guard let raw = adapter as? any _RawPrefixComparing else { return markRuns(runs, on: workspace, checkingIdentities: true) }
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return nil }
+        let runs = workspace.pairedRuns
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress, runs != nil || !inParallel else { return nil }
+        guard let raw = adapter as? any _RawPrefixComparing else {
+            if let runs { return markRuns(runs, on: workspace, checkingIdentities: true) }
+            return markPairs(workspace.newToOld, on: workspace, oldBase, newBase)
+        }
         let bits = workspace.updateBitmap()
         var any = false
-        let held = raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
-                                                              stride: MemoryLayout<Adapter.Row>.stride, runs: runs,
-                                                              bits: bits, any: &any)
+        let stride = MemoryLayout<Adapter.Row>.stride
+        let held = runs.map {
+            raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), stride: stride,
+                                                       runs: $0, bits: bits, any: &any)
+        } ?? raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), stride: stride,
+                                                          pairing: workspace.newToOld, bits: bits, any: &any)
         if held == true && any { workspace.markUpdatedRows(bits) }
         return held
+    }
+
+    /// `markCheckingIdentities(on:)` over the pairing a row at a time, through the adapter.
+    @inlinable
+    func markPairs(_ pairing: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace,
+                   _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
+        let bits = workspace.updateBitmap()
+        var any = false
+        for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
+            let oldRow = oldBase + Int(pairing[newIndex]), newRow = newBase + newIndex
+            guard adapter._identitiesEqual(at: oldRow, newRow) else { return false }
+            if !adapter._contentsEqual(at: oldRow, newRow) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+        }
+        if any { workspace.markUpdatedRows(bits) }
+        return true
     }
 
     /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by
@@ -212,8 +237,9 @@ internal func _runPasses<Updates: _UpdateMarking, Result>(
                                                           identities: identities, carried: carried, updates: updates) {
         marked = markedWhilePairing
     } else if let identities {
-        _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact, keyBits: identities.keyBits,
-                        identityEqual: identities.equal, seededKeys: identities.seededKeys)
+        marked = _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact,
+                                 keyBits: identities.keyBits, identityEqual: identities.equal,
+                                 seededKeys: identities.seededKeys, updates: updates)
     } else {
         workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
     }
@@ -271,20 +297,29 @@ internal func _pairCarried<Updates: _UpdateMarking>(
 /// - Parameters:
 ///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
 ///   - seededKeys: writes seeded keys for both sides; false when the adapter has none.
+///   - updates: the update marking, which checks the pairs of hashed keys as it compares
+///     them where it can (one read of both sides, not two).
+/// - Returns: whether `updates` marked the updates.
 @inlinable
-internal func _pairByIdentity(
+internal func _pairByIdentity<Updates: _UpdateMarking>(
     _ workspace: _DiffWorkspace,
     oldKeys old: UnsafeBufferPointer<UInt64>, newKeys new: UnsafeBufferPointer<UInt64>,
     exact: Bool, keyBits: Int,
     identityEqual: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
-    seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
-) {
+    seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool,
+    updates: Updates
+) -> Bool {
     if keyBits != 0 {
         workspace.match(oldKeys: old, newKeys: new, keyBits: keyBits, identityEqual: identityEqual)
-        return
+        return false
     }
     workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
-    if exact || _allPairsHold(workspace.newToOld, identityEqual) { return }
+    if exact { return false }
+    if let held = updates.markCheckingIdentities(on: workspace) {
+        if held { return true }
+    } else if _allPairsHold(workspace.newToOld, identityEqual) {
+        return false
+    }
     var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
     let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
         newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
@@ -292,13 +327,14 @@ internal func _pairByIdentity(
     guard seeded else {
         // The adapter's own keys collide: slow if many do, as its contract says, but exact.
         workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
-        return
+        return false
     }
     oldSeeded.withUnsafeBufferPointer { oldBuffer in
         newSeeded.withUnsafeBufferPointer { newBuffer in
             _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
         }
     }
+    return false
 }
 
 /// `_allPairsHold` over a pairing held as runs (old start, new start, length).

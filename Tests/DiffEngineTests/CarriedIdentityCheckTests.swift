@@ -1,13 +1,32 @@
 @testable import DiffEngine
 import Testing
 
-/// The key-path adapter's check of a carried pairing, pair by pair, as it compares contents.
-/// A pair of two identities reaches it through the public API only by a real 64-bit
-/// collision of the stable hash, so it is called here directly.
+/// The key-path adapter's check of a pairing by hashed keys, pair by pair, as it compares
+/// contents. A pair of two identities reaches it through the public API only by a real
+/// 64-bit collision of the stable hash, so it is called here directly.
 @Suite struct CarriedIdentityCheckTests {
     struct Named { var name: String; var count: Int }
 
     static let old = (0..<100).map { Named(name: "row \($0)", count: $0) }
+
+    /// The adapter's answer for a pairing a row at a time (new row to old, `_unpaired` for none).
+    func check(_ new: [Named], pairing: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
+        let adapter = KeyPathAdapter(identity: \Named.name, content: \.count)
+        var bits = [UInt64](repeating: 0, count: (new.count + 63) / 64)
+        var any = false
+        let held = Self.old.withUnsafeBytes { old in
+            new.withUnsafeBytes { new in
+                pairing.withUnsafeBufferPointer { pairing in
+                    bits.withUnsafeMutableBufferPointer { bits in
+                        adapter._markChangedContentsCheckingIdentities(old.baseAddress!, new.baseAddress!,
+                                                                       stride: MemoryLayout<Named>.stride,
+                                                                       pairing: pairing, bits: bits, any: &any)
+                    }
+                }
+            }
+        }
+        return (held, any, bits)
+    }
 
     /// The adapter's answer for `runs` (old start, new start, length) and the bits it set.
     func check(_ new: [Named], runs: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
@@ -45,5 +64,15 @@ import Testing
         #expect(check(new, runs: [0, 0, 100]).held == false)
         // Rows paired out of step: row 5 against row 6.
         #expect(check(Self.old, runs: [0, 0, 5, 6, 5, 10]).held == false)
+    }
+
+    @Test func aPairingRowByRowIsCheckedTheSameWay() {
+        // New rows: old rows 99 down to 0, and one row paired with nothing.
+        var new = Array(Self.old.reversed()) + [Named(name: "fresh", count: 0)]
+        new[3].count += 1
+        let pairing = (0..<100).map { UInt32(99 - $0) } + [_unpaired]
+        #expect(check(new, pairing: pairing) == (true, true, [1 << 3, 0]))
+        new[40].name = "another row"
+        #expect(check(new, pairing: pairing).held == false)
     }
 }

@@ -342,18 +342,47 @@ extension KeyPathAdapter: _RawPrefixComparing {
                                                 runs: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
                                                 any: inout Bool) -> Bool? {
         guard let identityField, let contentFields else { return nil }
-        let size = MemoryLayout<Row>.size
+        let single = singleIntegerContentOffset, size = MemoryLayout<Row>.size
         for run in Swift.stride(from: 0, to: runs.count, by: 3) {
             let newStart = Int(runs[run + 1])
             var left = old + Int(runs[run]) &* stride, right = new + newStart &* stride
             for newIndex in newStart..<(newStart + Int(runs[run + 2])) {
                 guard identityField.equal(left, right) else { return false }
-                if !contentFields.equal(left, right, rowSize: size) {
+                if !Self.storedContentsEqual(left, right, contentFields, single: single, size: size) {
                     bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
                     any = true
                 }
                 left += stride
                 right += stride
+            }
+        }
+        return true
+    }
+
+    /// The content fields compared where they lie: one load each for a single integer field
+    /// (`single`, its offset).
+    @inlinable @inline(__always)
+    static func storedContentsEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ fields: _StoredFields,
+                                    single: Int?, size: Int) -> Bool {
+        if let single {
+            return lhs.loadUnaligned(fromByteOffset: single, as: UInt64.self) == rhs.loadUnaligned(fromByteOffset: single, as: UInt64.self)
+        }
+        return fields.equal(lhs, rhs, rowSize: size)
+    }
+
+    /// The same over a pairing a row at a time.
+    @usableFromInline
+    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
+                                                pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
+                                                any: inout Bool) -> Bool? {
+        guard let identityField, let contentFields else { return nil }
+        let single = singleIntegerContentOffset, size = MemoryLayout<Row>.size
+        for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
+            let left = old + Int(truncatingIfNeeded: pairing[newIndex]) &* stride, right = new + newIndex &* stride
+            guard identityField.equal(left, right) else { return false }
+            if !Self.storedContentsEqual(left, right, contentFields, single: single, size: size) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
             }
         }
         return true

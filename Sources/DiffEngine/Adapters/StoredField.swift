@@ -7,14 +7,13 @@ import Foundation
 internal struct _StoredField {
     @usableFromInline
     enum Kind {
-        case bits8, bits4, bits2, bits1, uuid, double, float, date, string
+        /// Integers by width; the `signed` ones hash sign-extended.
+        case bits8, bits4, bits2, bits1, signed4, signed2, signed1, uuid, double, float, date, string
         case optionalInt, optionalDouble, optionalDate, optionalString, optionalBool, optionalUUID
     }
 
     @usableFromInline let kind: Kind
     @usableFromInline let offset: Int
-    /// A signed integer: its stable hash is its value sign-extended to 64 bits.
-    @usableFromInline let isSigned: Bool
 
     /// The field of `path`, when it is stored and of a type listed in `Kind`.
     @inlinable
@@ -22,7 +21,6 @@ internal struct _StoredField {
         guard let offset = MemoryLayout<Row>.offset(of: path), let kind = Self.kind(of: Value.self) else { return nil }
         self.kind = kind
         self.offset = offset
-        isSigned = Value.self is any SignedInteger.Type
     }
 
     /// Integers and `Bool` compare by their bits (equal values, equal bits); floating-point
@@ -31,9 +29,12 @@ internal struct _StoredField {
     static func kind(of type: Any.Type) -> Kind? {
         switch type {
         case is Int.Type, is UInt.Type, is Int64.Type, is UInt64.Type: .bits8
-        case is Int32.Type, is UInt32.Type: .bits4
-        case is Int16.Type, is UInt16.Type: .bits2
-        case is Int8.Type, is UInt8.Type, is Bool.Type: .bits1
+        case is Int32.Type: .signed4
+        case is UInt32.Type: .bits4
+        case is Int16.Type: .signed2
+        case is UInt16.Type: .bits2
+        case is Int8.Type: .signed1
+        case is UInt8.Type, is Bool.Type: .bits1
         case is UUID.Type: .uuid
         case is Double.Type: .double
         case is Float.Type: .float
@@ -55,9 +56,9 @@ internal struct _StoredField {
         let left = lhs + offset, right = rhs + offset
         switch kind {
         case .bits8: return left.loadUnaligned(as: UInt64.self) == right.loadUnaligned(as: UInt64.self)
-        case .bits4: return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
-        case .bits2: return left.loadUnaligned(as: UInt16.self) == right.loadUnaligned(as: UInt16.self)
-        case .bits1: return left.load(as: UInt8.self) == right.load(as: UInt8.self)
+        case .bits4, .signed4: return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+        case .bits2, .signed2: return left.loadUnaligned(as: UInt16.self) == right.loadUnaligned(as: UInt16.self)
+        case .bits1, .signed1: return left.load(as: UInt8.self) == right.load(as: UInt8.self)
         case .uuid: return Self.same(left, right, UUID.self)
         case .double: return Self.same(left, right, Double.self)
         case .float: return Self.same(left, right, Float.self)
@@ -80,12 +81,12 @@ internal struct _StoredField {
         let field = row + offset
         switch kind {
         case .bits8: return field.loadUnaligned(as: UInt64.self)
-        case .bits4:
-            return isSigned ? UInt64(bitPattern: Int64(field.loadUnaligned(as: Int32.self))) : UInt64(field.loadUnaligned(as: UInt32.self))
-        case .bits2:
-            return isSigned ? UInt64(bitPattern: Int64(field.loadUnaligned(as: Int16.self))) : UInt64(field.loadUnaligned(as: UInt16.self))
-        case .bits1:
-            return isSigned ? UInt64(bitPattern: Int64(field.load(as: Int8.self))) : UInt64(field.load(as: UInt8.self))
+        case .bits4: return UInt64(field.loadUnaligned(as: UInt32.self))
+        case .bits2: return UInt64(field.loadUnaligned(as: UInt16.self))
+        case .bits1: return UInt64(field.load(as: UInt8.self))
+        case .signed4: return UInt64(bitPattern: Int64(field.loadUnaligned(as: Int32.self)))
+        case .signed2: return UInt64(bitPattern: Int64(field.loadUnaligned(as: Int16.self)))
+        case .signed1: return UInt64(bitPattern: Int64(field.load(as: Int8.self)))
         case .uuid: return field.assumingMemoryBound(to: UUID.self).pointee.stableHash
         case .double: return field.loadUnaligned(as: Double.self).stableHash
         case .string: return field.assumingMemoryBound(to: String.self).pointee.stableHash
