@@ -22,6 +22,17 @@ struct CollidingFuzzAdapter: RowAdapter {
     func contentHash(of row: FuzzRow) -> UInt64 { UInt64(row.content) }
 }
 
+/// Identity keys of two bits, for the stateful differ: a snapshot whose keys are distinct
+/// is carried, and a later row of another identity on one of its keys is a collision that
+/// the carried pairing has to catch (the check that rides in the update pass).
+struct CollidingDifferAdapter: IdentifyingAdapter {
+    func identityKey(of row: TestRow) -> UInt64 { UInt64(row.id & 3) }
+    func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.id == rhs.id }
+    func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.content == rhs.content }
+    func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
+    func identity(of row: TestRow) -> Int { row.id }
+}
+
 /// The adapter paths the target drives.
 enum AdapterKind: Int, CaseIterable {
     case identifiableIntIDs, keyPathStringIDs, byteRows, wholeValues, colliding
@@ -181,10 +192,11 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
         // Byte 0xFF separates snapshots; each update must reproduce its snapshot.
         let snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
         // By the split byte: the default differ (previous snapshot kept, compared with ==,
-        // identities verified, also under weakened hashes), hash-only state, and key paths
-        // to integer fields (read and compared where they lie while the carried keys pair).
+        // identities verified, also under weakened hashes), hash-only state, key paths
+        // to integer fields (read and compared where they lie while the carried keys pair),
+        // and keys that collide (checked as the updates are compared).
         let diffNext: ([TestRow]) -> DifferUpdate<Int>
-        switch split % 3 {
+        switch split % 4 {
         case 0:
             let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: moves)
             differ.weakenedIdentityHashBits = weakBits
@@ -193,9 +205,12 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
             let differ = Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
             differ.weakenedIdentityHashBits = weakBits
             diffNext = { differ.diff($0) }
-        default:
+        case 2:
             let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \TestRow.id, content: \.content), moves: moves)
             differ.weakenedIdentityHashBits = weakBits
+            diffNext = { differ.diff($0) }
+        default:
+            let differ = Differ(keepingPreviousSnapshotOf: CollidingDifferAdapter(), moves: moves)
             diffNext = { differ.diff($0) }
         }
         var previous: [TestRow] = []
