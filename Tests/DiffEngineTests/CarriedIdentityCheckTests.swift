@@ -9,37 +9,34 @@ import Testing
 
     static let old = (0..<100).map { Named(name: "row \($0)", count: $0) }
 
-    /// The adapter's answer for a pairing a row at a time (new row to old, `_unpaired` for none).
+    /// The adapter's answer for a pairing a row at a time (new row to old, `_unpaired` for
+    /// none) and the bits it set.
     func check(_ new: [Named], pairing: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
-        let adapter = KeyPathAdapter(identity: \Named.name, content: \.count)
-        var bits = [UInt64](repeating: 0, count: (new.count + 63) / 64)
-        var any = false
-        let held = Self.old.withUnsafeBytes { old in
-            new.withUnsafeBytes { new in
-                pairing.withUnsafeBufferPointer { pairing in
-                    bits.withUnsafeMutableBufferPointer { bits in
-                        adapter._markChangedContentsCheckingIdentities(old.baseAddress!, new.baseAddress!,
-                                                                       stride: MemoryLayout<Named>.stride,
-                                                                       pairing: pairing, bits: bits, any: &any)
-                    }
-                }
-            }
+        check(new, pairing) { adapter, old, new, stride, pairing, bits, any in
+            adapter._markChangedContentsCheckingIdentities(old, new, stride: stride, pairing: pairing, bits: bits, any: &any)
         }
-        return (held, any, bits)
     }
 
     /// The adapter's answer for `runs` (old start, new start, length) and the bits it set.
     func check(_ new: [Named], runs: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
+        check(new, runs) { adapter, old, new, stride, runs, bits, any in
+            adapter._markChangedContentsCheckingIdentities(old, new, stride: stride, runs: runs, bits: bits, any: &any)
+        }
+    }
+
+    func check(
+        _ new: [Named], _ pairs: [UInt32],
+        _ mark: (KeyPathAdapter<Named, String, Int>, UnsafeRawPointer, UnsafeRawPointer, Int, UnsafeBufferPointer<UInt32>,
+                 UnsafeMutableBufferPointer<UInt64>, inout Bool) -> Bool?
+    ) -> (held: Bool?, any: Bool, bits: [UInt64]) {
         let adapter = KeyPathAdapter(identity: \Named.name, content: \.count)
         var bits = [UInt64](repeating: 0, count: (new.count + 63) / 64)
         var any = false
         let held = Self.old.withUnsafeBytes { old in
             new.withUnsafeBytes { new in
-                runs.withUnsafeBufferPointer { runs in
+                pairs.withUnsafeBufferPointer { pairs in
                     bits.withUnsafeMutableBufferPointer { bits in
-                        adapter._markChangedContentsCheckingIdentities(old.baseAddress!, new.baseAddress!,
-                                                                       stride: MemoryLayout<Named>.stride,
-                                                                       runs: runs, bits: bits, any: &any)
+                        mark(adapter, old.baseAddress!, new.baseAddress!, MemoryLayout<Named>.stride, pairs, bits, &any)
                     }
                 }
             }

@@ -342,7 +342,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
     /// by keys of six bits) is caught while the updates are compared, and the diff falls back.
     @Test func collidingKeysInCarriedPairingFallBack() throws {
         var generator = SeededGenerator(seed: 0xC0_11DE)
-        let adapter = LowBitsAdapter()
+        let adapter = LowBitsKeyAdapter(bits: 6)
         let differ = Differ(keepingPreviousSnapshotOf: adapter)
         // 48 rows on 48 of the 64 keys; a swap gives a row another identity on its own key.
         var rows = (0..<48).map { TestRow(id: $0, content: 0) }
@@ -378,14 +378,4 @@ struct NamedRow: Hashable, CustomStringConvertible {
         }
         #expect(differ.carriedPairings == 0)
     }
-}
-
-/// Identity keys of six bits (`id & 63`), so that two identities share a full key: a
-/// stand-in for a crafted 64-bit collision.
-struct LowBitsAdapter: IdentifyingAdapter {
-    func identityKey(of row: TestRow) -> UInt64 { UInt64(row.id & 63) }
-    func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.id == rhs.id }
-    func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.content == rhs.content }
-    func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
-    func identity(of row: TestRow) -> Int { row.id }
 }

@@ -22,17 +22,6 @@ struct CollidingFuzzAdapter: RowAdapter {
     func contentHash(of row: FuzzRow) -> UInt64 { UInt64(row.content) }
 }
 
-/// Identity keys of two bits, for the stateful differ: a snapshot whose keys are distinct
-/// is carried, and a later row of another identity on one of its keys is a collision that
-/// the carried pairing has to catch (the check that rides in the update pass).
-struct CollidingDifferAdapter: IdentifyingAdapter {
-    func identityKey(of row: TestRow) -> UInt64 { UInt64(row.id & 3) }
-    func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.id == rhs.id }
-    func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { lhs.content == rhs.content }
-    func contentHash(of row: TestRow) -> UInt64 { UInt64(row.content) }
-    func identity(of row: TestRow) -> Int { row.id }
-}
-
 /// The adapter paths the target drives.
 enum AdapterKind: Int, CaseIterable {
     case identifiableIntIDs, keyPathStringIDs, byteRows, wholeValues, colliding
@@ -210,7 +199,9 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
             differ.weakenedIdentityHashBits = weakBits
             diffNext = { differ.diff($0) }
         default:
-            let differ = Differ(keepingPreviousSnapshotOf: CollidingDifferAdapter(), moves: moves)
+            // Keys of two bits: a snapshot whose keys are distinct is carried, and a later row
+            // of another identity on one of its keys is a collision the carried pairing must catch.
+            let differ = Differ(keepingPreviousSnapshotOf: LowBitsKeyAdapter(bits: 2), moves: moves)
             diffNext = { differ.diff($0) }
         }
         var previous: [TestRow] = []
