@@ -347,27 +347,13 @@ extension KeyPathAdapter: _RawPrefixComparing {
             let newStart = Int(runs[run + 1])
             var left = old + Int(runs[run]) &* stride, right = new + newStart &* stride
             for newIndex in newStart..<(newStart + Int(runs[run + 2])) {
-                guard identityField.equal(left, right) else { return false }
-                if !Self.storedContentsEqual(left, right, contentFields, single: single, size: size) {
-                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                    any = true
-                }
+                guard Self.checkStoredPair(left, right, newIndex: newIndex, identityField, contentFields, single: single,
+                                           size: size, bits: bits, any: &any) else { return false }
                 left += stride
                 right += stride
             }
         }
         return true
-    }
-
-    /// The content fields compared where they lie: one load each for a single integer field
-    /// (`single`, its offset).
-    @inlinable @inline(__always)
-    static func storedContentsEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ fields: _StoredFields,
-                                    single: Int?, size: Int) -> Bool {
-        if let single {
-            return lhs.loadUnaligned(fromByteOffset: single, as: UInt64.self) == rhs.loadUnaligned(fromByteOffset: single, as: UInt64.self)
-        }
-        return fields.equal(lhs, rhs, rowSize: size)
     }
 
     /// The same over a pairing a row at a time.
@@ -379,11 +365,30 @@ extension KeyPathAdapter: _RawPrefixComparing {
         let single = singleIntegerContentOffset, size = MemoryLayout<Row>.size
         for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
             let left = old + Int(truncatingIfNeeded: pairing[newIndex]) &* stride, right = new + newIndex &* stride
-            guard identityField.equal(left, right) else { return false }
-            if !Self.storedContentsEqual(left, right, contentFields, single: single, size: size) {
-                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                any = true
-            }
+            guard Self.checkStoredPair(left, right, newIndex: newIndex, identityField, contentFields, single: single,
+                                       size: size, bits: bits, any: &any) else { return false }
+        }
+        return true
+    }
+
+    /// One pair of the two above: false when the rows have two identities; else true, with
+    /// `newIndex` flagged in `bits` (and `any` set) when their contents differ. A single
+    /// integer content field (`single`, its offset) is compared with one load. The fields
+    /// are passed in, not read from the adapter a row at a time (a copy of them each time).
+    @inlinable @inline(__always)
+    static func checkStoredPair(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, newIndex: Int,
+                                _ identity: _StoredField, _ content: _StoredFields, single: Int?, size: Int,
+                                bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
+        guard identity.equal(left, right) else { return false }
+        let same: Bool
+        if let single {
+            same = left.loadUnaligned(fromByteOffset: single, as: UInt64.self) == right.loadUnaligned(fromByteOffset: single, as: UInt64.self)
+        } else {
+            same = content.equal(left, right, rowSize: size)
+        }
+        if !same {
+            bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+            any = true
         }
         return true
     }
