@@ -259,6 +259,47 @@ static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows
 
 static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
 
+/* How many rows the walk compares at a time while the sequence holds, branch-free. */
+#define DC_FOLLOW_BLOCK 16
+
+/* The walk's common case, rows that kept their order: how many of the `limit` old rows
+ * from i and new rows from j pair in sequence (their keys agree, exact or masked). Rows
+ * mode also compares the contents of those pairs, marking the ones that differ. Whole
+ * blocks first (branch-free, vectorized), then a row at a time. */
+static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool rows) {
+    const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
+    const uint64_t mask = w->mask;
+    size_t k = 0;
+    while (limit - k >= DC_FOLLOW_BLOCK) {
+        if (rows) dc_keys_ready(w, j + k + DC_FOLLOW_BLOCK);
+        uint64_t differ = 0;
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= old_keys[i + k + b] ^ new_keys[j + k + b];
+        if ((differ & mask) != 0) break;
+        if (rows) {
+            const dc_row_layout_t *layout = w->layout;
+            uint32_t changed = 0;
+            if (layout->content_count == 1) {
+                const size_t stride = layout->stride, offset = layout->content_offsets[0];
+                const unsigned char *old_field = (const unsigned char *)layout->old_rows + (i + k) * stride + offset;
+                const unsigned char *new_field = (const unsigned char *)layout->new_rows + (j + k) * stride + offset;
+                for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
+                    changed |= (uint32_t)(dc_load_field(old_field + b * stride) != dc_load_field(new_field + b * stride)) << b;
+                }
+            } else {
+                for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) changed |= (uint32_t)dc_contents_differ(layout, i + k + b, j + k + b) << b;
+            }
+            for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + k + (size_t)__builtin_ctz(changed));
+        }
+        k += DC_FOLLOW_BLOCK;
+    }
+    for (; k < limit; k++) {
+        if (rows) dc_keys_ready(w, j + k + 1);
+        if ((old_keys[i + k] & mask) != (new_keys[j + k] & mask)) break;
+        if (rows) dc_compare_pair(w, i + k, j + k);
+    }
+    return k;
+}
+
 /* The walk is compiled twice (DC_ALWAYS_INLINE), for keys and for rows, so the keys' walk
  * tests nothing it does not need. */
 
@@ -270,14 +311,18 @@ static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pa
 static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     const size_t m = w->m, n = w->n;
     size_t j = 0;
-    while (j < m && j < n) {
-        if (rows) dc_keys_ready(w, j + 1);
-        if ((w->old_keys[j] & w->mask) != (w->new_keys[j] & w->mask)
-            || (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j))) {
-            break;
+    if (w->verifier.equal == NULL) {
+        j = dc_follow(w, 0, 0, m < n ? m : n, rows);
+    } else {
+        while (j < m && j < n) {
+            if (rows) dc_keys_ready(w, j + 1);
+            if ((w->old_keys[j] & w->mask) != (w->new_keys[j] & w->mask)
+                || !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j)) {
+                break;
+            }
+            if (rows) dc_compare_pair(w, j, j);
+            j++;
         }
-        if (rows) dc_compare_pair(w, j, j);
-        j++;
     }
     if (j > 0) dc_add_segment(w, 0, 0, j);
     w->ws->prefix_length = j;
@@ -289,44 +334,11 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     for (; j < n; j++) {
         if (w->verifier.equal == NULL && guess >= taken_ahead) {
             /* The common case, rows that kept their order: pair while the keys agree. */
-            const size_t run_end = n - j < m - guess ? n : j + (m - guess);
-            const size_t run_start = j;
-            size_t i = guess;
-            /* A block at a time while whole blocks agree (branch-free, vectorized). */
-            enum { block = 16 };
-            while (run_end - j >= block) {
-                if (rows) dc_keys_ready(w, j + block);
-                uint64_t differ = 0;
-                for (size_t k = 0; k < block; k++) differ |= old_keys[i + k] ^ new_keys[j + k];
-                if ((differ & mask) != 0) break;
-                if (rows) {
-                    const dc_row_layout_t *layout = w->layout;
-                    uint32_t changed = 0;
-                    if (layout->content_count == 1) {
-                        const size_t stride = layout->stride, offset = layout->content_offsets[0];
-                        const unsigned char *old_field = (const unsigned char *)layout->old_rows + i * stride + offset;
-                        const unsigned char *new_field = (const unsigned char *)layout->new_rows + j * stride + offset;
-                        for (uint32_t k = 0; k < block; k++) {
-                            changed |= (uint32_t)(dc_load_field(old_field + k * stride) != dc_load_field(new_field + k * stride)) << k;
-                        }
-                    } else {
-                        for (uint32_t k = 0; k < block; k++) changed |= (uint32_t)dc_contents_differ(layout, i + k, j + k) << k;
-                    }
-                    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + (size_t)__builtin_ctz(changed));
-                }
-                i += block;
-                j += block;
-            }
-            while (j < run_end) {
-                if (rows) dc_keys_ready(w, j + 1);
-                if ((old_keys[i] & mask) != (new_keys[j] & mask)) break;
-                if (rows) dc_compare_pair(w, i, j);
-                i++;
-                j++;
-            }
-            if (i != guess) {
-                dc_add_segment(w, guess, run_start, i - guess);
-                guess = i;
+            const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, rows);
+            j += followed;
+            if (followed > 0) {
+                dc_add_segment(w, guess, j - followed, followed);
+                guess += followed;
                 off_sequence = 0;
                 next_scan = DC_CARRIED_RESYNC_AFTER;
                 scan_length = DC_CARRIED_SCAN;

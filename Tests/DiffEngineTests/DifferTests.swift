@@ -218,6 +218,44 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
 
+    /// Rows that only change their contents never leave the sequence: the walk pairs them
+    /// all in its common prefix, a block of rows at a time, and compares their contents as it
+    /// goes. Sizes around the block's 16 rows, changes at the first and last rows and
+    /// anywhere between: every update equals the one-shot diff's, with the changed rows as
+    /// its updates, and every one is paired from the carried keys.
+    @Test(arguments: [1, 15, 16, 17, 47, 64, 300])
+    func contentOnlyChangesStayInSequence(count: Int) throws {
+        var generator = SeededGenerator(seed: 0xC0_47E7 &+ UInt64(count))
+        let keyPaths = KeyPathAdapter(identity: \TestRow.id, content: \.content)
+        let fields = Differ(keepingPreviousSnapshotOf: keyPaths)
+        let models = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())
+        let hashes = Differ(keepingOnlyHashesOf: keyPaths)
+        var rows = (0..<count).map { TestRow(id: 7 * $0 + 3, content: 0) }
+        var previous: [TestRow] = []
+        for step in 0..<40 {
+            var changed = Set<Int>()
+            if step > 0 {
+                // The first or last row now and then, plus a few anywhere (none on step 5).
+                if step % 4 == 1 { changed.insert(0) }
+                if step % 4 == 2 { changed.insert(count - 1) }
+                if step != 5 {
+                    for _ in 0..<Int.random(in: 0...3, using: &generator) { changed.insert(Int.random(in: 0..<count, using: &generator)) }
+                }
+                for index in changed { rows[index].content += 1 }
+            }
+            let oneShot = try diff(previous, rows, using: keyPaths)
+            for update in [fields.diff(rows), models.diff(rows), hashes.diff(rows)] {
+                #expect(update.changeset == oneShot, "step \(step)")
+            }
+            if step > 0 {
+                #expect(oneShot.updates.map(\.new) == changed.sorted())
+                #expect(oneShot.deletions.isEmpty && oneShot.insertions.isEmpty && oneShot.moves.isEmpty)
+            }
+            previous = rows
+        }
+        #expect(fields.carriedPairings == 39 && models.carriedPairings == 39 && hashes.carriedPairings == 39)
+    }
+
     /// Integer identities with contents only the adapter can compare (a `String` field, a
     /// model's own `==`): the carried keys pair the rows, the adapter compares them. On
     /// snapshots of 300 rows every update equals the one-shot diff's, and an update that only
