@@ -154,11 +154,14 @@ func renderTable(_ measurements: [Measurement]) -> String {
     func format(_ value: Double?, _ digits: Int) -> String {
         value.map { String(format: "%.\(digits)f", $0) } ?? "-"
     }
+    // As wide as the longest scenario name, so that none is cut.
+    let width = measurements.map(\.scenario.count).max().map { Swift.max($0, 16) } ?? 16
     var lines = [
-        "scenario         engine                   median ms      min ms      max ms  ×CollDiff   ×flat   B/row  allocs",
+        "scenario".padding(toLength: width, withPad: " ", startingAt: 0)
+            + " engine                   median ms      min ms      max ms  ×CollDiff   ×flat   B/row  allocs",
     ]
     for m in measurements {
-        let name = m.scenario.padding(toLength: 16, withPad: " ", startingAt: 0)
+        let name = m.scenario.padding(toLength: width, withPad: " ", startingAt: 0)
         let engine = m.engine.padding(toLength: 22, withPad: " ", startingAt: 0)
         guard m.status == .ok else {
             lines.append("\(name) \(engine) \(m.status)")

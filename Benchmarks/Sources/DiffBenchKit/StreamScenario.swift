@@ -12,9 +12,12 @@ struct SnapshotStream {
     var churn: Double
     /// `Record` rows (UUID ids, hashed) instead of `Row` rows (integer ids, exact keys).
     var records = false
+    /// Only contents change (`churn` of the rows get a new value): no row is deleted,
+    /// inserted or moved, as when a live query's rows update in place.
+    var updatesOnly = false
 
     var summary: String {
-        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% churn each"
+        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% \(updatesOnly ? "updated" : "churn") each"
     }
 
     /// The snapshots of `make()` as `Record`s: each id its own UUID and title, the value as
@@ -35,6 +38,7 @@ struct SnapshotStream {
 
     /// The snapshots, each made from the previous in one linear pass.
     func make() -> [[Row]] {
+        if updatesOnly { return makeUpdates() }
         var generator = SeededGenerator(seed: 0x57_AEA3 &+ UInt64(rows))
         var nextID = 0
         func fresh(_ generator: inout SeededGenerator) -> Row {
@@ -80,12 +84,32 @@ struct SnapshotStream {
 
 /// The 1% streams are the `Differ`'s headline; the calm (0.1%) and busy (3%) ones show how
 /// its lead over a one-shot diff changes with the churn: both pay about as much for each
-/// changed row, and the `Differ` saves only on the rows that did not change.
+/// changed row, and the `Differ` saves only on the rows that did not change. In the updates
+/// stream rows only change their contents, so the walk never leaves the sequence.
+extension SnapshotStream {
+    /// `make()` when only contents change: each snapshot the previous with `churn` of its
+    /// rows, drawn at random, given a new value.
+    func makeUpdates() -> [[Row]] {
+        var generator = SeededGenerator(seed: 0x0FDA_7E5 &+ UInt64(rows))
+        var current = (0..<rows).map { Row(id: $0 + 1, value: Int.random(in: 0..<1000, using: &generator)) }
+        var result = [current]
+        let updates = Swift.max(1, Int(Double(rows) * churn))
+        for _ in 1..<snapshots {
+            for _ in 0..<updates {
+                current[Int.random(in: 0..<current.count, using: &generator)].value += 1
+            }
+            result.append(current)
+        }
+        return result
+    }
+}
+
 let allStreams = [
     SnapshotStream(name: "differ-5k", rows: 5_000, snapshots: 200, churn: 0.01),
     SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
     SnapshotStream(name: "differ-calm-100k", rows: 100_000, snapshots: 200, churn: 0.001),
     SnapshotStream(name: "differ-busy-100k", rows: 100_000, snapshots: 200, churn: 0.03),
+    SnapshotStream(name: "differ-updates-100k", rows: 100_000, snapshots: 200, churn: 0.01, updatesOnly: true),
     SnapshotStream(name: "differ-uuid-5k", rows: 5_000, snapshots: 200, churn: 0.01, records: true),
     SnapshotStream(name: "differ-uuid-100k", rows: 100_000, snapshots: 200, churn: 0.01, records: true),
 ]
