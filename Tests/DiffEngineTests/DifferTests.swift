@@ -218,13 +218,14 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
 
-    /// Rows that only change their contents never leave the sequence: the walk pairs them
-    /// all in its common prefix, a block of rows at a time, and compares their contents as it
-    /// goes. Sizes around the block's 16 rows, changes at the first and last rows and
-    /// anywhere between: every update equals the one-shot diff's, with the changed rows as
-    /// its updates, and every one is paired from the carried keys.
+    /// Rows that keep their identities and their order. When only contents change, a
+    /// differ that keeps the snapshot compares the rows in place; when a row also comes or
+    /// goes at the end, the walk pairs all the others in its common prefix, a block of rows
+    /// at a time, comparing contents as it goes (hash-only state always walks). Sizes around
+    /// the block's 16 rows, changes at the first and last rows and anywhere between: every
+    /// update equals the one-shot diff's, with the changed rows as its updates.
     @Test(arguments: [1, 15, 16, 17, 47, 64, 300])
-    func contentOnlyChangesStayInSequence(count: Int) throws {
+    func rowsThatKeepTheirOrder(count: Int) throws {
         var generator = SeededGenerator(seed: 0xC0_47E7 &+ UInt64(count))
         let keyPaths = KeyPathAdapter(identity: \TestRow.id, content: \.content)
         let fields = Differ(keepingPreviousSnapshotOf: keyPaths)
@@ -232,16 +233,27 @@ struct NamedRow: Hashable, CustomStringConvertible {
         let hashes = Differ(keepingOnlyHashesOf: keyPaths)
         var rows = (0..<count).map { TestRow(id: 7 * $0 + 3, content: 0) }
         var previous: [TestRow] = []
+        var inPlace = 0, walked = 0
         for step in 0..<40 {
             var changed = Set<Int>()
             if step > 0 {
                 // The first or last row now and then, plus a few anywhere (none on step 5).
                 if step % 4 == 1 { changed.insert(0) }
-                if step % 4 == 2 { changed.insert(count - 1) }
+                if step % 4 == 2 { changed.insert(rows.count - 1) }
                 if step != 5 {
-                    for _ in 0..<Int.random(in: 0...3, using: &generator) { changed.insert(Int.random(in: 0..<count, using: &generator)) }
+                    for _ in 0..<Int.random(in: 0...3, using: &generator) { changed.insert(Int.random(in: 0..<rows.count, using: &generator)) }
                 }
                 for index in changed { rows[index].content += 1 }
+            }
+            // Every third step a row comes at the end, or the last one goes.
+            let ends = step > 0 && step % 3 == 0
+            if ends {
+                if step % 2 == 0 || rows.count < 2 {
+                    rows.append(TestRow(id: -step, content: 0))
+                } else {
+                    changed.remove(rows.count - 1)
+                    rows.removeLast()
+                }
             }
             let oneShot = try diff(previous, rows, using: keyPaths)
             for update in [fields.diff(rows), models.diff(rows), hashes.diff(rows)] {
@@ -249,11 +261,13 @@ struct NamedRow: Hashable, CustomStringConvertible {
             }
             if step > 0 {
                 #expect(oneShot.updates.map(\.new) == changed.sorted())
-                #expect(oneShot.deletions.isEmpty && oneShot.insertions.isEmpty && oneShot.moves.isEmpty)
+                #expect(oneShot.moves.isEmpty && oneShot.deletions.count + oneShot.insertions.count == (ends ? 1 : 0))
+                if ends { walked += 1 } else { inPlace += 1 }
             }
             previous = rows
         }
-        #expect(fields.carriedPairings == 39 && models.carriedPairings == 39 && hashes.carriedPairings == 39)
+        #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && hashes.pairedInPlace == 0)
+        #expect(fields.carriedPairings == walked && models.carriedPairings == walked && hashes.carriedPairings == 39)
     }
 
     /// Integer identities with contents only the adapter can compare (a `String` field, a

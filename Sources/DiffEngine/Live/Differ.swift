@@ -87,6 +87,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline let carried = _CarriedKeys()
     @usableFromInline var identityHashBits = 0
+    @usableFromInline var inPlacePairings = 0
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
     /// adapter's equality: its answers equal a one-shot diff's for every adapter.
@@ -131,6 +132,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @_spi(Testing)
     public var carriedPairings: Int { carried.pairings }
 
+    /// Testing: how many diffs found every row where it was (the same identities in the same
+    /// order) and compared the rows in place.
+    @_spi(Testing)
+    public var pairedInPlace: Int { inPlacePairings }
+
     /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
     /// the row's stride (which the snapshot array shares with yours while you keep it).
     /// Hash-only: the identity key and content hash, plus the identity's stride when kept.
@@ -159,7 +165,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// - Parameter rows: the new snapshot. Pass an `Array` to have it shared, not copied.
     /// - Returns: the changeset from the previous snapshot (all insertions on the first call).
     /// - Complexity: O(n) expected plus the moves' O(k log k); one identity key per row and
-    ///   one content comparison (or content hash) per paired row.
+    ///   one content comparison (or content hash) per paired row. Keeping the snapshot, rows
+    ///   that all kept their identities and places (only contents changed, or nothing did)
+    ///   are compared in place in one pass, without keys; when the count is the same but a
+    ///   row is out of place, that pass stops there and the call goes on as usual.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
         if keepsOnlyHashes {
@@ -191,6 +200,22 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// one-shot diff does, reusing the previous call's identity keys.
     @inlinable
     func diffSnapshot(_ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
+        // Rows that kept their identities and their order (only contents changed, or
+        // nothing did): one pass compares them in place. Their keys are the previous ones,
+        // and so is the carried set.
+        if hasPrevious && identityHashBits == 0 && previousRows.count == new.count,
+           let updates = previousRows.withUnsafeBufferPointer({ old in
+               if let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
+                   return Self.updatesInPlace(UnsafeRawPointer(old.baseAddress), UnsafeRawPointer(new.baseAddress), count: new.count,
+                                              stride: MemoryLayout<Adapter.Row>.stride, layout: layout)
+               }
+               return Self.updatesInPlace(old, new, adapter)
+           }) {
+            previousRows = snapshot
+            inPlacePairings += 1
+            return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
+                                isInitial: false, deletedIdentities: [])
+        }
         Self.resize(&nextKeys, to: new.count)
         defer {
             previousRows = snapshot
@@ -237,6 +262,55 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         let old = previousRows
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+    }
+
+    /// The updates of `new` from `old` (as many rows) when every row has the identity of the
+    /// old row at its index; nil at the first that does not. Such rows pair in place under
+    /// every move mode and duplicate rule: no row moved, came or went.
+    @inlinable
+    static func updatesInPlace(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
+                               _ adapter: Adapter) -> [IndexPair]? {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return [] }
+        var updates: [IndexPair] = []
+        for index in 0..<new.count {
+            let oldRow = oldBase + index, newRow = newBase + index
+            guard adapter._identitiesEqual(at: oldRow, newRow) else { return nil }
+            if !adapter._contentsEqual(at: oldRow, newRow) { updates.append(IndexPair(old: index, new: index)) }
+        }
+        return updates
+    }
+
+    /// `updatesInPlace` for rows of integer fields at `layout`'s offsets, compared as bits.
+    @inlinable
+    static func updatesInPlace(_ old: UnsafeRawPointer?, _ new: UnsafeRawPointer?, count: Int, stride: Int,
+                               layout: (identity: Int, contents: [Int])) -> [IndexPair]? {
+        guard let old, let new else { return [] }
+        var updates: [IndexPair] = []
+        if layout.contents.count == 1 {
+            let content = layout.contents[0]
+            for index in 0..<count {
+                let oldRow = old + index &* stride, newRow = new + index &* stride
+                guard oldRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self)
+                        == newRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self) else { return nil }
+                if oldRow.loadUnaligned(fromByteOffset: content, as: UInt64.self) != newRow.loadUnaligned(fromByteOffset: content, as: UInt64.self) {
+                    updates.append(IndexPair(old: index, new: index))
+                }
+            }
+            return updates
+        }
+        return layout.contents.withUnsafeBufferPointer { contents -> [IndexPair]? in
+            for index in 0..<count {
+                let oldRow = old + index &* stride, newRow = new + index &* stride
+                guard oldRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self)
+                        == newRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self) else { return nil }
+                for offset in contents where oldRow.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != newRow.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    updates.append(IndexPair(old: index, new: index))
+                    break
+                }
+            }
+            return updates
+        }
     }
 
     /// Carries this call's identity keys (`nextKeys`) to the next, by `changeset`'s rows.
