@@ -223,9 +223,14 @@ struct NamedRow: Hashable, CustomStringConvertible {
     /// goes at the end, the walk pairs all the others in its common prefix, a block of rows
     /// at a time, comparing contents as it goes (hash-only state always walks). Sizes around
     /// the block's 16 rows, changes at the first and last rows and anywhere between: every
-    /// update equals the one-shot diff's, with the changed rows as its updates.
+    /// update equals the one-shot diff's, with the changed rows as its updates. Key paths
+    /// to integer fields compare the rows in place as bits; key paths to a `String` id and
+    /// an `Int` compare them field by field where they lie; `Identifiable` through `==`.
     @Test(arguments: [1, 15, 16, 17, 47, 64, 300])
     func rowsThatKeepTheirOrder(count: Int) throws {
+        struct Named: Equatable { var name: String; var content: Int }
+        let namedPaths = KeyPathAdapter(identity: \Named.name, content: \.content)
+        let named = Differ(keepingPreviousSnapshotOf: namedPaths)
         var generator = SeededGenerator(seed: 0xC0_47E7 &+ UInt64(count))
         let keyPaths = KeyPathAdapter(identity: \TestRow.id, content: \.content)
         let fields = Differ(keepingPreviousSnapshotOf: keyPaths)
@@ -259,6 +264,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
             for update in [fields.diff(rows), models.diff(rows), hashes.diff(rows)] {
                 #expect(update.changeset == oneShot, "step \(step)")
             }
+            #expect(named.diff(rows.map { Named(name: "row \($0.id)", content: $0.content) }).changeset == oneShot, "step \(step)")
             if step > 0 {
                 #expect(oneShot.updates.map(\.new) == changed.sorted())
                 #expect(oneShot.moves.isEmpty && oneShot.deletions.count + oneShot.insertions.count == (ends ? 1 : 0))
@@ -266,7 +272,8 @@ struct NamedRow: Hashable, CustomStringConvertible {
             }
             previous = rows
         }
-        #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && hashes.pairedInPlace == 0)
+        #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && named.pairedInPlace == inPlace)
+        #expect(hashes.pairedInPlace == 0)
         #expect(fields.carriedPairings == walked && models.carriedPairings == walked && hashes.carriedPairings == 39)
     }
 

@@ -168,7 +168,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     ///   one content comparison (or content hash) per paired row. Keeping the snapshot, rows
     ///   that all kept their identities and places (only contents changed, or nothing did)
     ///   are compared in place in one pass, without keys; when the count is the same but a
-    ///   row is out of place, that pass stops there and the call goes on as usual.
+    ///   row is out of place, that pass stops there (the last and the middle row are checked
+    ///   first) and the call goes on as usual.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
         if keepsOnlyHashes {
@@ -204,10 +205,21 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // nothing did): one pass compares them in place. Their keys are the previous ones,
         // and so is the carried set.
         if hasPrevious && identityHashBits == 0 && previousRows.count == new.count,
-           let updates = previousRows.withUnsafeBufferPointer({ old in
+           let updates = previousRows.withUnsafeBufferPointer({ old -> [IndexPair]? in
+               // The last and the middle row first: a row out of place there spares the pass.
+               guard new.count > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return [] }
+               let last = new.count - 1, middle = new.count / 2
+               guard adapter._identitiesEqual(at: oldBase + last, newBase + last),
+                     adapter._identitiesEqual(at: oldBase + middle, newBase + middle) else { return nil }
                if let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
-                   return Self.updatesInPlace(UnsafeRawPointer(old.baseAddress), UnsafeRawPointer(new.baseAddress), count: new.count,
+                   return Self.updatesInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
                                               stride: MemoryLayout<Adapter.Row>.stride, layout: layout)
+               }
+               var updates: [IndexPair] = []
+               if let raw = adapter as? any _RawPrefixComparing,
+                  let held = Self.updatesInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
+                                                 raw: raw, into: &updates) {
+                   return held ? updates : nil
                }
                return Self.updatesInPlace(old, new, adapter)
            }) {
@@ -278,6 +290,35 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             if !adapter._contentsEqual(at: oldRow, newRow) { updates.append(IndexPair(old: index, new: index)) }
         }
         return updates
+    }
+
+    /// `updatesInPlace` for an adapter that compares fields where they lie, over the rows as
+    /// one run (its check stops at the first pair of two identities): nil when the adapter
+    /// cannot tell from bits, false at a row out of place, true with `updates` written.
+    @inlinable
+    static func updatesInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int,
+                               raw: any _RawPrefixComparing, into updates: inout [IndexPair]) -> Bool? {
+        var bits = [UInt64](repeating: 0, count: (count + 63) / 64)
+        var any = false
+        let run: [UInt32] = [0, 0, UInt32(count)]
+        let held = bits.withUnsafeMutableBufferPointer { bits in
+            run.withUnsafeBufferPointer { runs in
+                raw._markChangedContentsCheckingIdentities(old, new, stride: MemoryLayout<Adapter.Row>.stride,
+                                                           runs: runs, bits: bits, any: &any)
+            }
+        }
+        guard let held, held else { return held }
+        if any {
+            for (word, value) in bits.enumerated() where value != 0 {
+                var remaining = value
+                while remaining != 0 {
+                    let index = word &* 64 &+ remaining.trailingZeroBitCount
+                    updates.append(IndexPair(old: index, new: index))
+                    remaining &= remaining &- 1
+                }
+            }
+        }
+        return true
     }
 
     /// `updatesInPlace` for rows of integer fields at `layout`'s offsets, compared as bits.
