@@ -201,6 +201,28 @@ internal protocol _RawPrefixComparing {
                                                 any: inout Bool) -> Bool?
 }
 
+/// The number of leading rows of `old` and `new` equal in identity and content: they pair
+/// in place, unchanged, under every move mode and duplicate rule (occurrences are ranked
+/// from the start).
+@inlinable
+internal func _equalPrefixLength<Adapter: RowAdapter>(
+    _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
+) -> Int {
+    let shorter = Swift.min(old.count, new.count)
+    guard shorter > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return 0 }
+    if let raw = adapter as? any _RawPrefixComparing,
+       let length = raw._commonPrefix(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
+                                      count: shorter, stride: MemoryLayout<Adapter.Row>.stride) {
+        return length
+    }
+    var prefix = 0
+    while prefix < shorter, adapter._identitiesEqual(at: oldBase + prefix, newBase + prefix),
+          adapter._contentsEqual(at: oldBase + prefix, newBase + prefix) {
+        prefix += 1
+    }
+    return prefix
+}
+
 /// Trims the common prefix, writes identity keys and runs the passes (`_runPasses`, moves
 /// for `finish` or none), then hands the workspace to `body` with the length of the prefix
 /// it trimmed and the counts (nil workspace: the rows are identical).
@@ -212,20 +234,7 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
 ) -> Result {
     // A common prefix of equal rows needs no hashing at all: it is paired in place and
     // unchanged, and it covers the no-change case entirely.
-    let shorter = Swift.min(old.count, new.count)
-    var prefix = 0
-    if let raw = adapter as? any _RawPrefixComparing, shorter > 0,
-       let length = raw._commonPrefix(UnsafeRawPointer(old.baseAddress!), UnsafeRawPointer(new.baseAddress!),
-                                      count: shorter, stride: MemoryLayout<Adapter.Row>.stride) {
-        prefix = length
-    } else {
-        if shorter > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress {
-            while prefix < shorter, adapter._identitiesEqual(at: oldBase + prefix, newBase + prefix),
-                  adapter._contentsEqual(at: oldBase + prefix, newBase + prefix) {
-                prefix += 1
-            }
-        }
-    }
+    let prefix = _equalPrefixLength(old, new, adapter)
     if prefix == old.count && prefix == new.count { return body(nil, prefix, nil) }
     let oldRest = UnsafeBufferPointer(rebasing: old[prefix...])
     let newRest = UnsafeBufferPointer(rebasing: new[prefix...])

@@ -274,7 +274,82 @@ struct NamedRow: Hashable, CustomStringConvertible {
         }
         #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && named.pairedInPlace == inPlace)
         #expect(hashes.pairedInPlace == 0)
-        #expect(fields.carriedPairings == walked && models.carriedPairings == walked && hashes.carriedPairings == 39)
+        #expect(fields.carriedPairings + fields.pairedAfterPrefix == walked
+                && models.carriedPairings + models.pairedAfterPrefix == walked && hashes.carriedPairings == 39)
+    }
+
+    /// Rows appended, removed or changed only near the end (a chat, a log, a feed that grows
+    /// at the bottom): a long prefix of equal rows pairs in place and only the rest is
+    /// paired, by indexing. Streams with repeated identities, under every move mode and
+    /// weakened keys: every update equals the one-shot diff's and passes the checks, and the
+    /// differ takes that way exactly when the prefix leaves at most a quarter of the rows.
+    @Test(arguments: [(MoveMode.minimal, 0), (.displaced, 0), (.none, 0), (.minimal, 4), (.displaced, 6)])
+    func rowsChangedNearTheEnd(mode: MoveMode, weakBits: Int) throws {
+        struct Named: Equatable { var name: String; var content: Int }
+        var generator = SeededGenerator(seed: 0x7A_11 &+ UInt64(weakBits) &* 31 &+ UInt64(MoveMode.allCases.firstIndex(of: mode)!))
+        let keyPaths = KeyPathAdapter(identity: \TestRow.id, content: \.content)
+        let namedPaths = KeyPathAdapter(identity: \Named.name, content: \.content)
+        var expected = (afterPrefix: 0, inPlace: 0), taken = (afterPrefix: 0, inPlace: 0)
+        for _ in 0..<12 {
+            let fields = Differ(keepingPreviousSnapshotOf: keyPaths, moves: mode)
+            let models = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: mode)
+            let named = Differ(keepingPreviousSnapshotOf: namedPaths, moves: mode)
+            fields.weakenedIdentityHashBits = weakBits
+            models.weakenedIdentityHashBits = weakBits
+            named.weakenedIdentityHashBits = weakBits
+            var nextID = 0
+            // Ids from a small range now and then: repeated identities, in the prefix and after it.
+            func newRow() -> TestRow {
+                nextID += 1
+                return TestRow(id: Int.random(in: 0..<8, using: &generator) == 0 ? Int.random(in: 1...20, using: &generator) : nextID + 20,
+                               content: Int.random(in: 0..<3, using: &generator))
+            }
+            var rows = (0..<Int.random(in: 1...200, using: &generator)).map { _ in newRow() }
+            var previous: [TestRow] = []
+            for step in 0..<30 {
+                if step > 0 {
+                    let tail = Int.random(in: 0...Swift.max(1, rows.count / 3), using: &generator)
+                    let start = Swift.max(0, rows.count - tail)
+                    switch Int.random(in: 0..<7, using: &generator) {
+                    case 0: rows += (0..<Int.random(in: 1...20, using: &generator)).map { _ in newRow() }
+                    case 1: rows.removeLast(Swift.min(rows.count, Int.random(in: 1...5, using: &generator)))
+                    case 2: if !rows.isEmpty { rows[rows.count - 1] = newRow() }
+                    case 3: for index in start..<rows.count where Bool.random(using: &generator) { rows[index].content += 1 }
+                    case 4:
+                        if start < rows.count {
+                            let moved = rows.remove(at: Int.random(in: start..<rows.count, using: &generator))
+                            rows.insert(moved, at: Int.random(in: start...rows.count, using: &generator))
+                        }
+                    case 5: rows.insert(newRow(), at: Int.random(in: start...rows.count, using: &generator))
+                    default: if !rows.isEmpty { rows[Int.random(in: 0..<rows.count, using: &generator)].content += 1 }
+                    }
+                }
+                let oneShot = try diff(previous, rows, using: keyPaths, options: DiffOptions(moves: mode))
+                for update in [fields.diff(rows), models.diff(rows)] {
+                    #expect(update.changeset == oneShot, "step \(step)\nold \(previous)\nnew \(rows)")
+                    #expect(update.deletedIdentities == oneShot.deletions.map { previous[$0].id })
+                }
+                #expect(named.diff(rows.map { Named(name: "row \($0.id)", content: $0.content) }).changeset == oneShot)
+                let problems = checkChangeset(oneShot, old: previous, new: rows, mode: mode)
+                #expect(problems.isEmpty, "\(problems.prefix(3))")
+                if step > 0 {
+                    let prefix = zip(previous, rows).prefix { $0 == $1 }.count
+                    let longer = Swift.max(previous.count, rows.count)
+                    if weakBits == 0 && previous.count == rows.count && zip(previous, rows).allSatisfy({ $0.id == $1.id }) {
+                        expected.inPlace += 1
+                    } else if prefix > 0 && (longer - prefix) * 4 <= longer {
+                        expected.afterPrefix += 1
+                    }
+                }
+                previous = rows
+            }
+            #expect(fields.pairedAfterPrefix == models.pairedAfterPrefix && named.pairedAfterPrefix == models.pairedAfterPrefix)
+            #expect(fields.pairedInPlace == models.pairedInPlace && named.pairedInPlace == models.pairedInPlace)
+            taken.afterPrefix += models.pairedAfterPrefix
+            taken.inPlace += models.pairedInPlace
+        }
+        #expect(taken.afterPrefix == expected.afterPrefix && taken.inPlace == expected.inPlace)
+        #expect(expected.afterPrefix > 100)
     }
 
     /// Integer identities with contents only the adapter can compare (a `String` field, a

@@ -88,6 +88,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline let carried = _CarriedKeys()
     @usableFromInline var identityHashBits = 0
     @usableFromInline var inPlacePairings = 0
+    @usableFromInline var prefixPairings = 0
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
     /// adapter's equality: its answers equal a one-shot diff's for every adapter.
@@ -137,6 +138,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @_spi(Testing)
     public var pairedInPlace: Int { inPlacePairings }
 
+    /// Testing: how many diffs paired a long common prefix in place and only the rest by
+    /// indexing (rows appended, or changed only near the end).
+    @_spi(Testing)
+    public var pairedAfterPrefix: Int { prefixPairings }
+
     /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
     /// the row's stride (which the snapshot array shares with yours while you keep it).
     /// Hash-only: the identity key and content hash, plus the identity's stride when kept.
@@ -169,7 +175,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     ///   that all kept their identities and places (only contents changed, or nothing did)
     ///   are compared in place in one pass, without keys; when the count is the same but a
     ///   row is out of place, that pass stops there (the last and the middle row are checked
-    ///   first) and the call goes on as usual.
+    ///   first) and the call goes on as usual. When rows only came, went or changed near the
+    ///   end (a chat, a log), the leading rows equal to the previous ones keep their keys, and
+    ///   when they are at least three quarters of the rows, only the rest are paired, as a
+    ///   one-shot diff pairs what follows its common prefix.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
         if keepsOnlyHashes {
@@ -228,6 +237,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
                                 isInitial: false, deletedIdentities: [])
         }
+        // Rows appended, or changed only near the end: a long prefix of equal rows pairs in
+        // place, as in a one-shot diff, and only the rest is keyed and paired.
+        let prefix = hasPrevious ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
+        let longer = Swift.max(previousRows.count, new.count)
+        if prefix > 0 && (longer - prefix) * Self.restFraction <= longer {
+            return diffAfter(prefix: prefix, snapshot, new)
+        }
         Self.resize(&nextKeys, to: new.count)
         defer {
             previousRows = snapshot
@@ -256,7 +272,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             }
             if pairedWithUpdates { carried.pairings += 1 }
         } else {
-            nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
+            writeKeys(of: new, keepingPrevious: prefix)
         }
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
@@ -271,6 +287,57 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             }
         }
         carryKeys(changeset)
+        let old = previousRows
+        return DifferUpdate(changeset: changeset, isInitial: false,
+                            deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+    }
+
+    /// `diffSnapshot` takes the one-shot way (pairs the rows after the equal prefix, by
+    /// indexing them) when they are at most 1/`restFraction` of the longer snapshot: then
+    /// the walk over every row would cost more than indexing the rest.
+    @inlinable
+    static var restFraction: Int { 4 }
+
+    /// Writes the identity keys of `new` to `nextKeys` (sized): the first `prefix` rows have
+    /// their previous rows' identities, and so their keys; the rest are computed.
+    @inlinable
+    func writeKeys(of new: UnsafeBufferPointer<Adapter.Row>, keepingPrevious prefix: Int) {
+        previousKeys.withUnsafeBufferPointer { oldKeys in
+            nextKeys.withUnsafeMutableBufferPointer { newKeys in
+                if prefix > 0 { newKeys.baseAddress!.update(from: oldKeys.baseAddress!, count: prefix) }
+                adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[prefix...]),
+                                          to: UnsafeMutableBufferPointer(rebasing: newKeys[prefix...]))
+            }
+        }
+    }
+
+    /// Keeping the previous snapshot, when its first `prefix` rows and `new`'s are equal in
+    /// identity and content: they pair in place, unchanged; the rest are keyed and paired by
+    /// indexing the old rest, as a one-shot diff pairs what follows its common prefix.
+    @inlinable
+    func diffAfter(prefix: Int, _ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
+        Self.resize(&nextKeys, to: new.count)
+        writeKeys(of: new, keepingPrevious: prefix)
+        defer {
+            previousRows = snapshot
+            swap(&previousKeys, &nextKeys)
+        }
+        let changeset = previousRows.withUnsafeBufferPointer { old in
+            if prefix == old.count && prefix == new.count { return Changeset(oldCount: prefix, newCount: prefix) }
+            let oldRest = UnsafeBufferPointer(rebasing: old[prefix...]), newRest = UnsafeBufferPointer(rebasing: new[prefix...])
+            return previousKeys.withUnsafeBufferPointer { oldKeys in
+                nextKeys.withUnsafeBufferPointer { newKeys in
+                    _runPasses(workspace, oldKeys: UnsafeBufferPointer(rebasing: oldKeys[prefix...]),
+                               newKeys: UnsafeBufferPointer(rebasing: newKeys[prefix...]),
+                               identities: .rows(oldRest, newRest, adapter, keyBits: identityHashBits),
+                               updates: _ContentUpdates(oldRest, newRest, adapter), finish: moves) { workspace, counts in
+                        workspace.read(counts!, offset: prefix, oldCount: old.count, newCount: new.count)
+                    }
+                }
+            }
+        }
+        carryKeys(changeset)
+        prefixPairings += 1
         let old = previousRows
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
