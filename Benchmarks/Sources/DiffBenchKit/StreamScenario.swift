@@ -15,9 +15,12 @@ struct SnapshotStream {
     /// Only contents change (`churn` of the rows get a new value): no row is deleted,
     /// inserted or moved, as when a live query's rows update in place.
     var updatesOnly = false
+    /// Rows come only at the end (`churn` of the rows a snapshot, new ids), and as many of
+    /// the last 1% get a new value, as in a chat or a log: the snapshots share a long prefix.
+    var atTheEnd = false
 
     var summary: String {
-        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% \(updatesOnly ? "updated" : "churn") each"
+        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% \(updatesOnly ? "updated" : atTheEnd ? "appended, as many updated near the end" : "churn") each"
     }
 
     /// The snapshots of `make()` as `Record`s: each id its own UUID and title, the value as
@@ -39,6 +42,7 @@ struct SnapshotStream {
     /// The snapshots, each made from the previous in one linear pass.
     func make() -> [[Row]] {
         if updatesOnly { return makeUpdates() }
+        if atTheEnd { return makeAppends() }
         var generator = SeededGenerator(seed: 0x57_AEA3 &+ UInt64(rows))
         var nextID = 0
         func fresh(_ generator: inout SeededGenerator) -> Row {
@@ -104,14 +108,40 @@ extension SnapshotStream {
     }
 }
 
+extension SnapshotStream {
+    /// `make()` when rows come only at the end: each snapshot the previous with `churn` of
+    /// `rows` appended (new ids) and as many rows of the last 1% given a new value.
+    func makeAppends() -> [[Row]] {
+        var generator = SeededGenerator(seed: 0x0A_99E7D &+ UInt64(rows))
+        var current = (0..<rows).map { Row(id: $0 + 1, value: Int.random(in: 0..<1000, using: &generator)) }
+        var nextID = rows
+        var result = [current]
+        let changes = Swift.max(1, Int(Double(rows) * churn))
+        for _ in 1..<snapshots {
+            for _ in 0..<changes {
+                nextID += 1
+                current.append(Row(id: nextID, value: Int.random(in: 0..<1000, using: &generator)))
+            }
+            let nearTheEnd = current.count - Swift.max(1, current.count / 100)
+            for _ in 0..<changes {
+                current[Int.random(in: nearTheEnd..<current.count, using: &generator)].value += 1
+            }
+            result.append(current)
+        }
+        return result
+    }
+}
+
 let allStreams = [
     SnapshotStream(name: "differ-5k", rows: 5_000, snapshots: 200, churn: 0.01),
     SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
     SnapshotStream(name: "differ-calm-100k", rows: 100_000, snapshots: 200, churn: 0.001),
     SnapshotStream(name: "differ-busy-100k", rows: 100_000, snapshots: 200, churn: 0.03),
     SnapshotStream(name: "differ-updates-100k", rows: 100_000, snapshots: 200, churn: 0.01, updatesOnly: true),
+    SnapshotStream(name: "differ-appends-100k", rows: 100_000, snapshots: 200, churn: 0.001, atTheEnd: true),
     SnapshotStream(name: "differ-uuid-5k", rows: 5_000, snapshots: 200, churn: 0.01, records: true),
     SnapshotStream(name: "differ-uuid-100k", rows: 100_000, snapshots: 200, churn: 0.01, records: true),
+    SnapshotStream(name: "differ-uuid-appends-100k", rows: 100_000, snapshots: 200, churn: 0.001, records: true, atTheEnd: true),
 ]
 
 /// `measureStream` for each of `engines` that `wanted` names (all when nil), in order.
