@@ -178,8 +178,19 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
         let problems = checkStages(staged, old: old, new: new)
         if !problems.isEmpty { fail("sections \(moves)", problems: problems, details: "old: \(old)\n  new: \(new)\n  stages: \(staged.stages.map(\.batch))", input: input) }
     case .differStream:
-        // Byte 0xFF separates snapshots; each update must reproduce its snapshot.
-        let snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
+        // Byte 0xFF separates snapshots; each update must reproduce its snapshot. Where
+        // `split / 4` is odd, each part after the first replaces the previous snapshot's
+        // end instead (its first byte: how many rows go), as when a chat or a log grows: the
+        // snapshots share long prefixes, which the differ pairs in place.
+        var snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
+        if (split / 4) % 2 == 1 {
+            let parts = body.split(separator: 0xFF, omittingEmptySubsequences: false)
+            for index in snapshots.indices.dropFirst() {
+                let part = parts[index], kept = snapshots[index - 1]
+                let cut = part.first.map { Int($0) % (kept.count + 1) } ?? 0
+                snapshots[index] = Array(kept.dropLast(cut)) + part.dropFirst().map(row)
+            }
+        }
         // By the split byte: the default differ (previous snapshot kept, compared with ==,
         // identities verified, also under weakened hashes), hash-only state, key paths
         // to integer fields (read and compared where they lie while the carried keys pair),
