@@ -156,8 +156,9 @@ internal final class _DiffWorkspace {
         if let keyScratch, keyScratch.count >= count {
             return UnsafeMutableBufferPointer(rebasing: keyScratch[..<count])
         }
+        // Half as much again when it grows, as `reserve` does.
+        let capacity = Swift.max(count, 1, (keyScratch?.count ?? 0) * 3 / 2)
         keyScratch?.deallocate()
-        let capacity = Swift.max(count, 1)
         let fresh = UnsafeMutableBufferPointer(
             start: _allocateScratch(byteCount: capacity * 8).bindMemory(to: UInt64.self, capacity: capacity), count: capacity)
         keyScratch = fresh
@@ -167,9 +168,13 @@ internal final class _DiffWorkspace {
     fileprivate func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
         if let memory, capacity >= bytes { return memory }
         memory?.deallocate()
-        let fresh = _allocateScratch(byteCount: max(bytes, 8))
+        // Growing, it takes half as much again: a stream whose rows grow a little with each
+        // diff (a chat, a log) would otherwise get fresh memory, and fault in its pages, on
+        // every call.
+        let grown = max(bytes, 8, capacity * 3 / 2)
+        let fresh = _allocateScratch(byteCount: grown)
         memory = fresh
-        capacity = max(bytes, 8)
+        capacity = grown
         return fresh
     }
 
