@@ -175,10 +175,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     ///   that all kept their identities and places (only contents changed, or nothing did)
     ///   are compared in place in one pass, without keys; when the count is the same but a
     ///   row is out of place, that pass stops there (the last and the middle row are checked
-    ///   first) and the call goes on as usual. When rows only came, went or changed near the
-    ///   end (a chat, a log), the leading rows equal to the previous ones keep their keys, and
-    ///   when they are at least three quarters of the rows, only the rest are paired, as a
-    ///   one-shot diff pairs what follows its common prefix.
+    ///   first) and the call goes on as usual. Unless the walk reads the rows itself (key paths
+    ///   to integer fields), the leading rows equal to the previous ones keep their keys, and
+    ///   when they are at least seven eighths of the rows (rows came, went or changed only
+    ///   near the end, as in a chat or a log), only the rest are paired, as a one-shot diff
+    ///   pairs what follows its common prefix.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
         if keepsOnlyHashes {
@@ -237,9 +238,12 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
                                 isInitial: false, deletedIdentities: [])
         }
-        // Rows appended, or changed only near the end: a long prefix of equal rows pairs in
-        // place, as in a one-shot diff, and only the rest is keyed and paired.
-        let prefix = hasPrevious ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
+        // Integer fields: one pass over the new rows reads their keys and, as it pairs them,
+        // compares their contents (below); its common prefix costs what measuring one here
+        // would. Other rows, appended or changed only near the end: a long prefix of equal
+        // rows pairs in place, as in a one-shot diff, and only the rest is keyed and paired.
+        let layout = identityHashBits == 0 && carried.isUsable ? (adapter as? any _IntegerRowLayout)?._integerLayout : nil
+        let prefix = hasPrevious && layout == nil ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
         let longer = Swift.max(previousRows.count, new.count)
         if prefix > 0 && (longer - prefix) * Self.restFraction <= longer {
             return diffAfter(prefix: prefix, snapshot, new)
@@ -255,10 +259,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
             return initialUpdate(new.count)
         }
-        // Integer fields: one pass over the new rows reads their keys and, as it pairs them,
-        // compares their contents. When it cannot pair them, the keys are written and the
+        // Integer fields: when the pass cannot pair the rows, the keys are written and the
         // set cannot carry this diff: the passes pair without it.
-        let layout = identityHashBits == 0 && carried.isUsable ? (adapter as? any _IntegerRowLayout)?._integerLayout : nil
         var pairedWithUpdates = false
         if let layout {
             pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
@@ -293,10 +295,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     }
 
     /// `diffSnapshot` takes the one-shot way (pairs the rows after the equal prefix, by
-    /// indexing them) when they are at most 1/`restFraction` of the longer snapshot: then
-    /// the walk over every row would cost more than indexing the rest.
+    /// indexing them) when they are at most 1/`restFraction` of the longer snapshot: a
+    /// one-shot diff costs a few times what the walk costs a row.
     @inlinable
-    static var restFraction: Int { 4 }
+    static var restFraction: Int { 8 }
 
     /// Writes the identity keys of `new` to `nextKeys` (sized): the first `prefix` rows have
     /// their previous rows' identities, and so their keys; the rest are computed.
