@@ -125,8 +125,9 @@ private func _allocateScratch(byteCount: Int) -> UnsafeMutableRawPointer {
     return UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 8), alignment: 16)
 }
 
-/// A reusable workspace for the core's passes. Grows when a larger diff needs it; never
-/// shrinks, so a stream of diffs of similar size allocates nothing after the first.
+/// A reusable workspace for the core's passes. Grows (by half again at least) when a larger
+/// diff needs it; never shrinks, so a stream of diffs of similar or slowly growing size
+/// allocates only now and then after the first.
 @usableFromInline
 internal final class _DiffWorkspace {
     fileprivate var memory: UnsafeMutableRawPointer?

@@ -288,6 +288,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
         }
+        return keptSnapshotUpdate(changeset)
+    }
+
+    /// Carries the keys by `changeset` and names its deleted rows from the previous snapshot
+    /// (both still the previous call's: before `diffSnapshot` or `diffAfter` swaps them).
+    @inlinable
+    func keptSnapshotUpdate(_ changeset: Changeset) -> DifferUpdate<Adapter.Identity> {
         carryKeys(changeset)
         let old = previousRows
         return DifferUpdate(changeset: changeset, isInitial: false,
@@ -338,11 +345,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
         }
-        carryKeys(changeset)
         prefixPairings += 1
-        let old = previousRows
-        return DifferUpdate(changeset: changeset, isInitial: false,
-                            deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+        return keptSnapshotUpdate(changeset)
     }
 
     /// The updates of `new` from `old` (as many rows) when every row has the identity of the

@@ -182,9 +182,9 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
         // `split / 4` is odd, each part after the first replaces the previous snapshot's
         // end instead (its first byte: how many rows go), as when a chat or a log grows: the
         // snapshots share long prefixes, which the differ pairs in place.
-        var snapshots = body.split(separator: 0xFF, omittingEmptySubsequences: false).map { $0.map(row) }
+        let parts = body.split(separator: 0xFF, omittingEmptySubsequences: false)
+        var snapshots = parts.map { $0.map(row) }
         if (split / 4) % 2 == 1 {
-            let parts = body.split(separator: 0xFF, omittingEmptySubsequences: false)
             for index in snapshots.indices.dropFirst() {
                 let part = parts[index], kept = snapshots[index - 1]
                 let cut = part.first.map { Int($0) % (kept.count + 1) } ?? 0
