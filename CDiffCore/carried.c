@@ -329,7 +329,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
     size_t taken_ahead = 0;
-    const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
+    const uint64_t *const new_keys = w->new_keys;
     const uint64_t mask = w->mask;
     for (; j < n; j++) {
         if (w->verifier.equal == NULL && guess >= taken_ahead) {

@@ -155,6 +155,30 @@ struct CaseInsensitiveNames: RowAdapter {
         #expect(HashableAdapter<Int>().identityKeysAreExact)
         #expect(KeyPathAdapter(identity: \TestRow.id, content: \.content).identityKeysAreExact)
     }
+
+    /// `writeIdentityKeys`, which picks its key function once for all rows, writes the key
+    /// `identityKey(of:)` gives each row: for ids the core reads directly (integers, strings,
+    /// UUIDs), a `StableHashable` type it does not know, and a type only `Hashable`.
+    @Test func bulkKeysEqualEachRowsKey() {
+        struct Coded: StableHashable { var code: UInt16; var stableHash: UInt64 { UInt64(code) &* 0x9E37_79B9 } }
+        struct Plain: Hashable { var name: String }
+        struct Model<ID: Hashable>: Identifiable, Equatable { var id: ID }
+        func check<ID: Hashable>(_ ids: [ID], stable: Bool) {
+            let rows = ids.map { Model(id: $0) }, adapter = IdentifiableAdapter<Model<ID>>()
+            var keys = [UInt64](repeating: 0, count: rows.count)
+            rows.withUnsafeBufferPointer { rows in keys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) } }
+            #expect(keys == rows.map(adapter.identityKey(of:)), "\(ID.self)")
+            if stable { #expect(keys == ids.map { ($0 as! any StableHashable).stableHash }, "\(ID.self)") }
+        }
+        var generator = SeededGenerator(seed: 0xB01C)
+        check((0..<100).map { _ in Int.random(in: .min ... .max, using: &generator) }, stable: true)
+        check((0..<100).map { _ in Int32.random(in: .min ... .max, using: &generator) }, stable: true)
+        check((0..<100).map { "row \($0)" }, stable: true)
+        check((0..<100).map { _ in withUnsafeBytes(of: (generator.next(), generator.next())) { UUID(uuid: $0.load(as: uuid_t.self)) } }, stable: true)
+        check((0..<100).map { Coded(code: UInt16($0)) }, stable: true)
+        check((0..<100).map { Plain(name: "row \($0)") }, stable: false)
+        check([Int](), stable: true)
+    }
 }
 
 /// A row whose stored integer fields the key-path adapter reads as raw bits, and the same

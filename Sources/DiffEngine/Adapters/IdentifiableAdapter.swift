@@ -52,6 +52,21 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
     @inlinable
     public func identityKey(of row: Element) -> UInt64 { keyFunction(row.id) }
 
+    /// The ids' keys, as `identityKey(of:)` gives them; the choice of key function is made
+    /// once, not a row, so integer ids cost a load and a store a row.
+    @inlinable
+    public func writeIdentityKeys(of rows: UnsafeBufferPointer<Element>, to keys: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(rows.count == keys.count, "one key a row")
+        guard keyFunction.isStable else {
+            for index in rows.indices { keys[index] = keyFunction.key(rows[index].id) }
+            return
+        }
+        for index in rows.indices {
+            let id = rows[index].id
+            keys[index] = _directStableHash(id) ?? keyFunction.key(id)
+        }
+    }
+
     /// Whether the two rows' ids are equal.
     @inlinable
     public func identitiesEqual(_ lhs: Element, _ rhs: Element) -> Bool { lhs.id == rhs.id }
