@@ -83,6 +83,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var nextKeys: [UInt64] = []
     @usableFromInline var nextContents: [UInt64] = []
     @usableFromInline var nextIdentities: [Adapter.Identity] = []
+    /// The in-place pass's bitmap of changed rows (`updatesInPlace`), reused.
+    @usableFromInline var changedRows: [UInt64] = []
     @usableFromInline var hasPrevious = false
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline let carried = _CarriedKeys()
@@ -214,25 +216,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // Rows that kept their identities and their order (only contents changed, or
         // nothing did): one pass compares them in place. Their keys are the previous ones,
         // and so is the carried set.
-        if hasPrevious && identityHashBits == 0 && previousRows.count == new.count,
-           let updates = previousRows.withUnsafeBufferPointer({ old -> [IndexPair]? in
-               // The last and the middle row first: a row out of place there spares the pass.
-               guard new.count > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return [] }
-               let last = new.count - 1, middle = new.count / 2
-               guard adapter._identitiesEqual(at: oldBase + last, newBase + last),
-                     adapter._identitiesEqual(at: oldBase + middle, newBase + middle) else { return nil }
-               if let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
-                   return Self.updatesInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
-                                              stride: MemoryLayout<Adapter.Row>.stride, layout: layout)
-               }
-               var updates: [IndexPair] = []
-               if let raw = adapter as? any _RawPrefixComparing,
-                  let held = Self.updatesInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
-                                                 raw: raw, into: &updates) {
-                   return held ? updates : nil
-               }
-               return Self.updatesInPlace(old, new, adapter)
-           }) {
+        if hasPrevious && identityHashBits == 0 && previousRows.count == new.count, let updates = updatesInPlace(new) {
             previousRows = snapshot
             inPlacePairings += 1
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
@@ -349,81 +333,105 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         return keptSnapshotUpdate(changeset)
     }
 
-    /// The updates of `new` from `old` (as many rows) when every row has the identity of the
-    /// old row at its index; nil at the first that does not. Such rows pair in place under
-    /// every move mode and duplicate rule: no row moved, came or went.
+    /// The updates of `new` from the previous snapshot (as many rows) when every row has the
+    /// identity of the previous row at its index; nil when one does not (the last and the
+    /// middle row are checked first: a row out of place there spares the pass). Such rows pair
+    /// in place under every move mode and duplicate rule: no row moved, came or went. The pass
+    /// marks the changed rows in a bitmap kept between calls, so the updates are allocated
+    /// once, at their size.
     @inlinable
-    static func updatesInPlace(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>,
-                               _ adapter: Adapter) -> [IndexPair]? {
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return [] }
-        var updates: [IndexPair] = []
-        for index in 0..<new.count {
-            let oldRow = oldBase + index, newRow = newBase + index
-            guard adapter._identitiesEqual(at: oldRow, newRow) else { return nil }
-            if !adapter._contentsEqual(at: oldRow, newRow) { updates.append(IndexPair(old: index, new: index)) }
-        }
-        return updates
-    }
-
-    /// `updatesInPlace` for an adapter that compares fields where they lie, over the rows as
-    /// one run (its check stops at the first pair of two identities): nil when the adapter
-    /// cannot tell from bits, false at a row out of place, true with `updates` written.
-    @inlinable
-    static func updatesInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int,
-                               raw: any _RawPrefixComparing, into updates: inout [IndexPair]) -> Bool? {
-        var bits = [UInt64](repeating: 0, count: (count + 63) / 64)
-        var any = false
-        let run: [UInt32] = [0, 0, UInt32(count)]
-        let held = bits.withUnsafeMutableBufferPointer { bits in
-            run.withUnsafeBufferPointer { runs in
-                raw._markChangedContentsCheckingIdentities(old, new, stride: MemoryLayout<Adapter.Row>.stride,
-                                                           runs: runs, bits: bits, any: &any)
+    func updatesInPlace(_ new: UnsafeBufferPointer<Adapter.Row>) -> [IndexPair]? {
+        guard let newBase = new.baseAddress, new.count > 0 else { return [] }
+        Self.resize(&changedRows, to: (new.count + 63) / 64)
+        let adapter = adapter
+        let held = previousRows.withUnsafeBufferPointer { old in
+            changedRows.withUnsafeMutableBufferPointer { bits -> Bool in
+                let oldBase = old.baseAddress!, last = new.count - 1, middle = new.count / 2
+                guard adapter._identitiesEqual(at: oldBase + last, newBase + last),
+                      adapter._identitiesEqual(at: oldBase + middle, newBase + middle) else { return false }
+                bits.update(repeating: 0)
+                if let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
+                    return Self.markInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
+                                            stride: MemoryLayout<Adapter.Row>.stride, layout: layout, bits: bits)
+                }
+                if let raw = adapter as? any _RawPrefixComparing,
+                   let held = Self.markInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
+                                               raw: raw, bits: bits) {
+                    return held
+                }
+                return Self.markInPlace(oldBase, newBase, count: new.count, adapter, bits: bits)
             }
         }
-        guard let held, held else { return held }
-        if any {
-            for (word, value) in bits.enumerated() where value != 0 {
-                var remaining = value
-                while remaining != 0 {
-                    let index = word &* 64 &+ remaining.trailingZeroBitCount
-                    updates.append(IndexPair(old: index, new: index))
-                    remaining &= remaining &- 1
+        guard held else { return nil }
+        return changedRows.withUnsafeBufferPointer { bits in
+            let count = bits.reduce(0) { $0 &+ $1.nonzeroBitCount }
+            guard count > 0 else { return [] }
+            return [IndexPair](unsafeUninitializedCapacity: count) { updates, initialized in
+                for (word, value) in bits.enumerated() {
+                    var remaining = value
+                    while remaining != 0 {
+                        let index = word &* 64 &+ remaining.trailingZeroBitCount
+                        updates.initializeElement(at: initialized, to: IndexPair(old: index, new: index))
+                        initialized &+= 1
+                        remaining &= remaining &- 1
+                    }
                 }
             }
+        }
+    }
+
+    /// `updatesInPlace`'s pass through the adapter: sets the bit of each changed row; false at
+    /// the first row whose identity is not its previous row's.
+    @inlinable
+    static func markInPlace(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>, count: Int,
+                            _ adapter: Adapter, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        for index in 0..<count {
+            guard adapter._identitiesEqual(at: old + index, new + index) else { return false }
+            if !adapter._contentsEqual(at: old + index, new + index) { bits[index &>> 6] |= 1 &<< UInt64(index & 63) }
         }
         return true
     }
 
-    /// `updatesInPlace` for rows of integer fields at `layout`'s offsets, compared as bits.
+    /// The same for an adapter that compares fields where they lie, over the rows as one run
+    /// (its check stops at the first pair of two identities): nil when the adapter cannot tell
+    /// from bits.
     @inlinable
-    static func updatesInPlace(_ old: UnsafeRawPointer?, _ new: UnsafeRawPointer?, count: Int, stride: Int,
-                               layout: (identity: Int, contents: [Int])) -> [IndexPair]? {
-        guard let old, let new else { return [] }
-        var updates: [IndexPair] = []
+    static func markInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int,
+                            raw: any _RawPrefixComparing, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool? {
+        var any = false
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 3) { run in
+            run.initialize(repeating: 0)
+            run[2] = UInt32(count)
+            return raw._markChangedContentsCheckingIdentities(old, new, stride: MemoryLayout<Adapter.Row>.stride,
+                                                              runs: UnsafeBufferPointer(run), bits: bits, any: &any)
+        }
+    }
+
+    /// The same for rows of integer fields at `layout`'s offsets, compared as bits.
+    @inlinable
+    static func markInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int,
+                            layout: (identity: Int, contents: [Int]), bits: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        @inline(__always) func field(_ row: UnsafeRawPointer, _ offset: Int) -> UInt64 {
+            row.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        }
         if layout.contents.count == 1 {
             let content = layout.contents[0]
             for index in 0..<count {
                 let oldRow = old + index &* stride, newRow = new + index &* stride
-                guard oldRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self)
-                        == newRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self) else { return nil }
-                if oldRow.loadUnaligned(fromByteOffset: content, as: UInt64.self) != newRow.loadUnaligned(fromByteOffset: content, as: UInt64.self) {
-                    updates.append(IndexPair(old: index, new: index))
-                }
+                guard field(oldRow, layout.identity) == field(newRow, layout.identity) else { return false }
+                if field(oldRow, content) != field(newRow, content) { bits[index &>> 6] |= 1 &<< UInt64(index & 63) }
             }
-            return updates
+            return true
         }
-        return layout.contents.withUnsafeBufferPointer { contents -> [IndexPair]? in
+        return layout.contents.withUnsafeBufferPointer { contents -> Bool in
             for index in 0..<count {
                 let oldRow = old + index &* stride, newRow = new + index &* stride
-                guard oldRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self)
-                        == newRow.loadUnaligned(fromByteOffset: layout.identity, as: UInt64.self) else { return nil }
-                for offset in contents where oldRow.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    != newRow.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                    updates.append(IndexPair(old: index, new: index))
-                    break
+                guard field(oldRow, layout.identity) == field(newRow, layout.identity) else { return false }
+                if contents.contains(where: { field(oldRow, $0) != field(newRow, $0) }) {
+                    bits[index &>> 6] |= 1 &<< UInt64(index & 63)
                 }
             }
-            return updates
+            return true
         }
     }
 
