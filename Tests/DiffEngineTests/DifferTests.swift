@@ -236,6 +236,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
         let fields = Differ(keepingPreviousSnapshotOf: keyPaths)
         let models = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())
         let hashes = Differ(keepingOnlyHashesOf: keyPaths)
+        let wide = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \WideRow.id, content: \.low, \.high))
         var rows = (0..<count).map { TestRow(id: 7 * $0 + 3, content: 0) }
         var previous: [TestRow] = []
         var inPlace = 0, walked = 0
@@ -265,6 +266,9 @@ struct NamedRow: Hashable, CustomStringConvertible {
                 #expect(update.changeset == oneShot, "step \(step)")
             }
             #expect(named.diff(rows.map { Named(name: "row \($0.id)", content: $0.content) }).changeset == oneShot, "step \(step)")
+            // Two integer fields: a change lands in the second, and every other one in the first too.
+            #expect(wide.diff(rows.map { WideRow(tag: $0.id % 7, id: $0.id, low: $0.content >> 1, high: $0.content & 1) }).changeset == oneShot,
+                    "step \(step)")
             if step > 0 {
                 #expect(oneShot.updates.map(\.new) == changed.sorted())
                 #expect(oneShot.moves.isEmpty && oneShot.deletions.count + oneShot.insertions.count == (ends ? 1 : 0))
@@ -272,7 +276,8 @@ struct NamedRow: Hashable, CustomStringConvertible {
             }
             previous = rows
         }
-        #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && named.pairedInPlace == inPlace)
+        #expect(fields.pairedInPlace == inPlace && models.pairedInPlace == inPlace && named.pairedInPlace == inPlace
+                && wide.pairedInPlace == inPlace)
         #expect(hashes.pairedInPlace == 0)
         // Integer fields are walked whatever their prefix: the walk reads the rows itself.
         #expect(fields.carriedPairings == walked && fields.pairedAfterPrefix == 0
