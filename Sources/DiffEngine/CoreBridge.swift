@@ -380,6 +380,15 @@ internal final class _CarriedKeys {
     @usableFromInline
     func carry(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
                by changeset: Changeset, keyBits: Int) {
+        if !update(from: oldKeys, to: newKeys, by: changeset, keyBits: keyBits) { rebuild(newKeys, keyBits: keyBits) }
+    }
+
+    /// `carry` without its rebuild: false when the set must be rebuilt from the new keys.
+    /// Reads the new keys only at `changeset`'s insertions, so `newKeys` may hold only those
+    /// rows' keys where the caller knows the others (a prefix it keeps).
+    @usableFromInline
+    func update(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
+                by changeset: Changeset, keyBits: Int) -> Bool {
         if isUsable && keyBits == self.keyBits {
             var distinct = false
             let status = changeset.deletions.withUnsafeBufferPointer { deleted in
@@ -389,16 +398,13 @@ internal final class _CarriedKeys {
                 }
             }
             isUsable = distinct
-            if status == DC_OK {
-                if !distinct { rebuild(newKeys, keyBits: keyBits) }
-                return
-            }
+            if status == DC_OK { return distinct }
             precondition(status == DC_ERR_CAPACITY_TOO_SMALL, "dc_key_set_update: \(String(cString: dc_status_message(status)))")
         } else if diffsUntilRebuild > 0 {
             diffsUntilRebuild -= 1
-            return
+            return true
         }
-        rebuild(newKeys, keyBits: keyBits)
+        return false
     }
 }
 

@@ -507,6 +507,36 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(differ.carriedPairings <= 299 - swaps, "every diff with a swap fell back")
     }
 
+    /// Rows appended in small steps take the prefix way, which keeps the prefix's keys where
+    /// they are, until the carried set outgrows its capacity and is rebuilt from the kept
+    /// keys. The rows at the front changed just before, so keys the differ held earlier
+    /// would name other rows: the next diff, which moves the front's rows to the end, finds
+    /// them only through the rebuilt set, and must answer as a one-shot diff does.
+    @Test func setRebuiltAfterAppends() throws {
+        let adapter = IdentifiableAdapter<TestRow>()
+        let differ = Differ(keepingPreviousSnapshotOf: adapter)
+        var rows = (1...200).map { TestRow(id: $0, content: 0) }, previous: [TestRow] = []
+        func step() throws {
+            let update = differ.diff(rows)
+            #expect(try update.changeset == diff(previous, rows, using: adapter))
+            #expect(update.deletedIdentities == update.changeset.deletions.map { previous[$0].id })
+            previous = rows
+        }
+        try step()
+        rows.replaceSubrange(0..<10, with: (1001...1010).map { TestRow(id: $0, content: 1) })
+        try step()
+        var nextID = 2000
+        for _ in 0..<8 {
+            rows += (0..<rows.count / 9).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+            try step()
+        }
+        #expect(differ.pairedAfterPrefix == 8 && rows.count > 2 * 200)
+        let carried = differ.carriedPairings
+        rows = Array(rows[10...]) + rows[0..<10].reversed()
+        try step()
+        #expect(differ.carriedPairings == carried + 1, "paired from the rebuilt set")
+    }
+
     /// Rows that keep repeating identities never pair from carried keys and stay exact.
     @Test func repeatedIdentitiesFallBack() throws {
         let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>())

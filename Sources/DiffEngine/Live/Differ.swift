@@ -276,7 +276,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     }
 
     /// Carries the keys by `changeset` and names its deleted rows from the previous snapshot
-    /// (both still the previous call's: before `diffSnapshot` or `diffAfter` swaps them).
+    /// (both still the previous call's: before `diffSnapshot` swaps them).
     @inlinable
     func keptSnapshotUpdate(_ changeset: Changeset) -> DifferUpdate<Adapter.Identity> {
         carryKeys(changeset)
@@ -306,14 +306,15 @@ public final class Differ<Adapter: IdentifyingAdapter> {
 
     /// Keeping the previous snapshot, when its first `prefix` rows and `new`'s are equal in
     /// identity and content: they pair in place, unchanged; the rest are keyed and paired by
-    /// indexing the old rest, as a one-shot diff pairs what follows its common prefix.
+    /// indexing the old rest, as a one-shot diff pairs what follows its common prefix. Only
+    /// the rest's keys are written and carried: the prefix keeps its keys where they are.
     @inlinable
     func diffAfter(prefix: Int, _ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
+        // nextKeys[prefix...] gets the rest's keys; its first `prefix` are not read.
         Self.resize(&nextKeys, to: new.count)
-        writeKeys(of: new, keepingPrevious: prefix)
-        defer {
-            previousRows = snapshot
-            swap(&previousKeys, &nextKeys)
+        nextKeys.withUnsafeMutableBufferPointer { newKeys in
+            adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[prefix...]),
+                                      to: UnsafeMutableBufferPointer(rebasing: newKeys[prefix...]))
         }
         let changeset = previousRows.withUnsafeBufferPointer { old in
             if prefix == old.count && prefix == new.count { return Changeset(oldCount: prefix, newCount: prefix) }
@@ -330,7 +331,19 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             }
         }
         prefixPairings += 1
-        return keptSnapshotUpdate(changeset)
+        // Deleted and inserted rows all lie past the prefix, where both key arrays are written.
+        let setHoldsNewKeys = previousKeys.withUnsafeBufferPointer { oldKeys in
+            nextKeys.withUnsafeBufferPointer { newKeys in
+                carried.update(from: oldKeys, to: newKeys, by: changeset, keyBits: identityHashBits)
+            }
+        }
+        let old = previousRows
+        let update = DifferUpdate(changeset: changeset, isInitial: false,
+                                  deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+        previousKeys.replaceSubrange(prefix..., with: nextKeys[prefix...])
+        if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) } }
+        previousRows = snapshot
+        return update
     }
 
     /// The updates of `new` from the previous snapshot (as many rows) when every row has the
