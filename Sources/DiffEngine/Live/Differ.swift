@@ -272,14 +272,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
         }
+        carryKeys(changeset)
         return keptSnapshotUpdate(changeset)
     }
 
-    /// Carries the keys by `changeset` and names its deleted rows from the previous snapshot
-    /// (both still the previous call's: before `diffSnapshot` swaps them).
+    /// The update for `changeset`, its deleted rows named from the previous snapshot (still
+    /// the previous call's: before `diffSnapshot` or `diffAfter` replaces it).
     @inlinable
     func keptSnapshotUpdate(_ changeset: Changeset) -> DifferUpdate<Adapter.Identity> {
-        carryKeys(changeset)
         let old = previousRows
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
@@ -337,9 +337,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 carried.update(from: oldKeys, to: newKeys, by: changeset, keyBits: identityHashBits)
             }
         }
-        let old = previousRows
-        let update = DifferUpdate(changeset: changeset, isInitial: false,
-                                  deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
+        let update = keptSnapshotUpdate(changeset)
         previousKeys.replaceSubrange(prefix..., with: nextKeys[prefix...])
         if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) } }
         previousRows = snapshot
