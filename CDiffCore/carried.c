@@ -176,12 +176,19 @@ typedef struct dc_walker {
 
 /* How many keys past the one it needs the walk reads out of the rows at a time: the rows it
  * then pairs are still in cache when their contents are compared. */
-#define DC_KEYS_AHEAD 64
+#define DC_KEYS_AHEAD 16
 
 static inline uint64_t dc_load_field(const unsigned char *field) {
     uint64_t value;
     memcpy(&value, field, sizeof value);
     return value;
+}
+
+/* Old row i's key. Rows mode reads it out of the row, which the walk streams through the
+ * cache anyway, where the old keys' array is read only near changes, each read a miss. */
+static DC_ALWAYS_INLINE uint64_t dc_old_key(const dc_walker_t *w, size_t i, const bool rows) {
+    if (!rows) return w->old_keys[i];
+    return dc_load_field((const unsigned char *)w->layout->old_rows + i * w->layout->stride + w->layout->identity_offset);
 }
 
 /* How far ahead of the walk the new rows are fetched: a fresh snapshot is rarely in cache,
@@ -242,7 +249,7 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
  * identity: if it is taken (by an earlier new row) or has another identity, j pairs with
  * nothing. */
 static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key) {
-    if ((w->old_keys[i] & w->mask) != key) return DC_LOOK_OTHER;
+    if ((dc_old_key(w, i, w->layout != NULL) & w->mask) != key) return DC_LOOK_OTHER;
     if (dc_bit_get(w->old_paired, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
@@ -262,39 +269,84 @@ static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pa
 /* How many rows the walk compares at a time while the sequence holds, branch-free. */
 #define DC_FOLLOW_BLOCK 16
 
+/* Rows mode, one block of the walk's common case: how many of old rows [i, i + 16) and new
+ * rows [j, j + 16) pair in sequence (up to the first pair of two identities), marking the
+ * pairs whose contents differ; it writes the block's new keys (and so makes them ready).
+ * First the block's bytes, 8 at a time (16 strides are a multiple of 8 bytes): equal bytes
+ * are equal keys (the old keys are the old rows' identity fields) and equal contents, so an
+ * unchanged block costs one comparison of its bytes. A block that differs anywhere, even
+ * outside the fields, is compared field by field, each row's identity and contents into a
+ * bit, so the first row off the sequence is found without stepping to it. It fetches the
+ * new rows ahead a cache line at a time. Compiled for the common strides as constants
+ * (`stride`), so that the loops unroll and vectorize. */
+static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride) {
+    const dc_row_layout_t *layout = w->layout;
+    const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
+    const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
+    DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
+    for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
+        __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
+    }
+    const unsigned char *identity = new_row + layout->identity_offset;
+    for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = dc_load_field(identity + b * stride);
+    if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
+    uint64_t differ = 0;
+    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
+        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
+    }
+    if (differ == 0) return DC_FOLLOW_BLOCK;
+    uint32_t other = 0, changed = 0;
+    const size_t identity_offset = layout->identity_offset;
+    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
+        other |= (uint32_t)(dc_load_field(old_row + b * stride + identity_offset) != dc_load_field(new_row + b * stride + identity_offset)) << b;
+    }
+    if (layout->content_count == 1) {
+        const size_t offset = layout->content_offsets[0];
+        for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
+            changed |= (uint32_t)(dc_load_field(old_row + b * stride + offset) != dc_load_field(new_row + b * stride + offset)) << b;
+        }
+    } else {
+        for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) changed |= (uint32_t)dc_contents_differ(layout, i + b, j + b) << b;
+    }
+    const size_t paired = other != 0 ? (size_t)__builtin_ctz(other) : DC_FOLLOW_BLOCK;
+    changed &= (uint32_t)((UINT64_C(1) << paired) - 1);
+    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + (size_t)__builtin_ctz(changed));
+    return paired;
+}
+
+static inline size_t dc_follow_rows_block(dc_walker_t *w, size_t i, size_t j) {
+    switch (w->layout->stride) {
+    case 16: return dc_follow_rows_block_as(w, i, j, 16);
+    case 24: return dc_follow_rows_block_as(w, i, j, 24);
+    case 32: return dc_follow_rows_block_as(w, i, j, 32);
+    default: return dc_follow_rows_block_as(w, i, j, w->layout->stride);
+    }
+}
+
 /* The walk's common case, rows that kept their order: how many of the `limit` old rows
  * from i and new rows from j pair in sequence (their keys agree, exact or masked). Rows
  * mode also compares the contents of those pairs, marking the ones that differ. Whole
- * blocks first (branch-free, vectorized), then a row at a time. */
+ * blocks first (branch-free, vectorized; in rows mode up to the row that leaves the
+ * sequence), then a row at a time. */
 static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool rows) {
-    const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
+    const uint64_t *const new_keys = w->new_keys;
     const uint64_t mask = w->mask;
     size_t k = 0;
     while (limit - k >= DC_FOLLOW_BLOCK) {
-        if (rows) dc_keys_ready(w, j + k + DC_FOLLOW_BLOCK);
-        uint64_t differ = 0;
-        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= old_keys[i + k + b] ^ new_keys[j + k + b];
-        if ((differ & mask) != 0) break;
         if (rows) {
-            const dc_row_layout_t *layout = w->layout;
-            uint32_t changed = 0;
-            if (layout->content_count == 1) {
-                const size_t stride = layout->stride, offset = layout->content_offsets[0];
-                const unsigned char *old_field = (const unsigned char *)layout->old_rows + (i + k) * stride + offset;
-                const unsigned char *new_field = (const unsigned char *)layout->new_rows + (j + k) * stride + offset;
-                for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
-                    changed |= (uint32_t)(dc_load_field(old_field + b * stride) != dc_load_field(new_field + b * stride)) << b;
-                }
-            } else {
-                for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) changed |= (uint32_t)dc_contents_differ(layout, i + k + b, j + k + b) << b;
-            }
-            for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + k + (size_t)__builtin_ctz(changed));
+            const size_t paired = dc_follow_rows_block(w, i + k, j + k);
+            k += paired;
+            if (paired < DC_FOLLOW_BLOCK) return k;
+            continue;
         }
+        uint64_t differ = 0;
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= w->old_keys[i + k + b] ^ new_keys[j + k + b];
+        if ((differ & mask) != 0) break;
         k += DC_FOLLOW_BLOCK;
     }
     for (; k < limit; k++) {
         if (rows) dc_keys_ready(w, j + k + 1);
-        if ((old_keys[i + k] & mask) != (new_keys[j + k] & mask)) break;
+        if ((dc_old_key(w, i + k, rows) & mask) != (new_keys[j + k] & mask)) break;
         if (rows) dc_compare_pair(w, i + k, j + k);
     }
     return k;
@@ -370,7 +422,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 dc_walk_pair_as(w, i - 1, j, rows);
                 if (i > taken_ahead) taken_ahead = i;
                 if (rows && j + 1 < n) dc_keys_ready(w, j + 2);
-                if (j + 1 < n && i < m && (w->old_keys[i] & w->mask) == (w->new_keys[j + 1] & w->mask)) {
+                if (j + 1 < n && i < m && (dc_old_key(w, i, rows) & w->mask) == (w->new_keys[j + 1] & w->mask)) {
                     guess = i;
                     off_sequence = 0;
                     next_scan = DC_CARRIED_RESYNC_AFTER;
@@ -466,6 +518,12 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
     if (!keys->usable || keys->count != m || keys->mask != mask) return DC_OK;
 #ifdef DC_INTERNAL_CHECKS
     for (size_t i = 0; i < m; i++) DC_CHECK(dc_set_contains(keys, input->old_keys[i] & mask), "the set holds the old keys");
+    if (layout != NULL) {
+        for (size_t i = 0; i < m; i++) {
+            DC_CHECK(input->old_keys[i] == dc_load_field((const unsigned char *)layout->old_rows + i * layout->stride + layout->identity_offset),
+                     "rows mode: the old keys are the old rows' identity fields");
+        }
+    }
 #endif
     dc_workspace_t *ws;
     dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);

@@ -225,16 +225,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (matched && n > 0 && mode != DC_MOVES_NONE && memcmp(dc_new_to_old(carried_workspace), dc_new_to_old(workspace), n * sizeof(uint32_t)) != 0) {
             fail("dc_match_carried paired differently from dc_match", data, size, &reference_rows, NULL);
         }
-        if (key_kind == 0) {
-            // Rows read in place, laid out oddly (the identity second; two content fields, one
-            // always equal): dc_match_carried_rows() writes every new key, pairs as
-            // dc_match_carried() does, and marks updates exactly where contents differ.
-            typedef struct { uint64_t tag, id, content, constant; } fuzz_row_t;
-            fuzz_row_t *old_rows = exact_block(m * sizeof *old_rows), *new_rows = exact_block(n * sizeof *new_rows);
-            for (size_t r = 0; r < m; r++) old_rows[r] = (fuzz_row_t){ r, keys[0][r], content_hashes[0][r], 7 };
-            for (size_t r = 0; r < n; r++) new_rows[r] = (fuzz_row_t){ ~r, keys[1][r], content_hashes[1][r], 7 };
-            const size_t content_offsets[2] = { offsetof(fuzz_row_t, constant), offsetof(fuzz_row_t, content) };
-            const dc_row_layout_t layout = { old_rows, new_rows, sizeof(fuzz_row_t), offsetof(fuzz_row_t, id), content_offsets, 2 };
+        // Rows read in place (key_kind 0: exact keys), in four layouts: dc_match_carried_rows()
+        // writes every new key, pairs as dc_match_carried() does, and marks updates exactly
+        // where contents differ. Layouts 0 and 1 put the identity second among two content
+        // fields (one always equal) and a word outside the fields, equal on both sides (so
+        // unchanged blocks compare equal as bytes) or never equal (so no block does); 2 is
+        // {identity, content} and 3 {content, constant, identity}.
+        for (int layout_kind = 0; key_kind == 0 && layout_kind < 4; layout_kind++) {
+            const size_t stride = layout_kind < 2 ? 32 : layout_kind == 2 ? 16 : 24;
+            const size_t identity_offset = layout_kind < 2 ? 8 : layout_kind == 2 ? 0 : 16;
+            const size_t content_offset = layout_kind < 2 ? 16 : layout_kind == 2 ? 8 : 0;
+            const size_t constant_offset = layout_kind < 2 ? 24 : 8;
+            const size_t content_offsets[2] = { constant_offset, content_offset };
+            unsigned char *old_rows = exact_block(m * stride), *new_rows = exact_block(n * stride);
+            for (int side = 0; side < 2; side++) {
+                unsigned char *side_rows = side == 0 ? old_rows : new_rows;
+                for (size_t r = 0; r < (side == 0 ? m : n); r++) {
+                    unsigned char *row = side_rows + r * stride;
+                    const uint64_t outside = layout_kind == 0 ? 0 : side == 0 ? r : ~(uint64_t)r, constant = 7;
+                    if (layout_kind < 2) memcpy(row, &outside, 8);
+                    if (layout_kind != 2) memcpy(row + constant_offset, &constant, 8);
+                    memcpy(row + identity_offset, &keys[side][r], 8);
+                    memcpy(row + content_offset, &content_hashes[side][r], 8);
+                }
+            }
+            const dc_row_layout_t layout = { old_rows, new_rows, stride, identity_offset, layout_kind == 2 ? content_offsets + 1 : content_offsets,
+                                             layout_kind == 2 ? 1 : 2 };
             uint64_t *written = exact_block(n * sizeof(uint64_t));
             for (size_t r = 0; r < n; r++) written[r] = ~keys[1][r];
             void *rows_workspace = exact_block(workspace_size);
