@@ -248,8 +248,8 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
 /* Old keys are distinct, so an old row with j's key is the only one that can have j's
  * identity: if it is taken (by an earlier new row) or has another identity, j pairs with
  * nothing. */
-static inline dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key) {
-    if ((dc_old_key(w, i, w->layout != NULL) & w->mask) != key) return DC_LOOK_OTHER;
+static DC_ALWAYS_INLINE dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key, const bool rows) {
+    if ((dc_old_key(w, i, rows) & w->mask) != key) return DC_LOOK_OTHER;
     if (dc_bit_get(w->old_paired, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
@@ -329,7 +329,7 @@ static inline size_t dc_follow_rows_block(dc_walker_t *w, size_t i, size_t j) {
  * blocks first (branch-free, vectorized; in rows mode up to the row that leaves the
  * sequence), then a row at a time. */
 static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool rows) {
-    const uint64_t *const new_keys = w->new_keys;
+    const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
     const uint64_t mask = w->mask;
     size_t k = 0;
     while (limit - k >= DC_FOLLOW_BLOCK) {
@@ -340,13 +340,13 @@ static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, siz
             continue;
         }
         uint64_t differ = 0;
-        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= w->old_keys[i + k + b] ^ new_keys[j + k + b];
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= old_keys[i + k + b] ^ new_keys[j + k + b];
         if ((differ & mask) != 0) break;
         k += DC_FOLLOW_BLOCK;
     }
     for (; k < limit; k++) {
         if (rows) dc_keys_ready(w, j + k + 1);
-        if ((dc_old_key(w, i + k, rows) & mask) != (new_keys[j + k] & mask)) break;
+        if (((rows ? dc_old_key(w, i + k, true) : old_keys[i + k]) & mask) != (new_keys[j + k] & mask)) break;
         if (rows) dc_compare_pair(w, i + k, j + k);
     }
     return k;
@@ -402,7 +402,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
-        for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
+        for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, rows);
         if (look == DC_LOOK_PARTNER) {
             dc_walk_pair_as(w, i - 1, j, rows);
             guess = i;
@@ -414,7 +414,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         if (look == DC_LOOK_ABSENT) continue; /* an insertion */
         if (++off_sequence == next_scan) {
             const size_t scan_end = m - window_end > scan_length ? window_end + scan_length : m;
-            for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key);
+            for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, rows);
             next_scan *= 2;
             scan_length *= 2;
             if (look == DC_LOOK_ABSENT) continue;
@@ -497,7 +497,7 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
             break;
         }
         const size_t i = dc_field_index(dc_slot_field(table[position]));
-        if (dc_look(w, i, j, w->new_keys[j] & w->mask) == DC_LOOK_PARTNER) dc_walk_pair(w, i, j);
+        if (dc_look(w, i, j, w->new_keys[j] & w->mask, false) == DC_LOOK_PARTNER) dc_walk_pair(w, i, j);
     }
     memset(w->deferred, 0, dc_bitmap_words(w->n) * 8);
     return DC_OK;
