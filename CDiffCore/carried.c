@@ -314,12 +314,23 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     return paired;
 }
 
-static inline size_t dc_follow_rows_block(dc_walker_t *w, size_t i, size_t j) {
+/* Rows mode: dc_follow()'s whole blocks, up to the first that leaves the sequence. */
+static DC_ALWAYS_INLINE size_t dc_follow_rows_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride) {
+    size_t k = 0;
+    while (limit - k >= DC_FOLLOW_BLOCK) {
+        const size_t paired = dc_follow_rows_block_as(w, i + k, j + k, stride);
+        k += paired;
+        if (paired < DC_FOLLOW_BLOCK) break;
+    }
+    return k;
+}
+
+static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) {
     switch (w->layout->stride) {
-    case 16: return dc_follow_rows_block_as(w, i, j, 16);
-    case 24: return dc_follow_rows_block_as(w, i, j, 24);
-    case 32: return dc_follow_rows_block_as(w, i, j, 32);
-    default: return dc_follow_rows_block_as(w, i, j, w->layout->stride);
+    case 16: return dc_follow_rows_blocks_as(w, i, j, limit, 16);
+    case 24: return dc_follow_rows_blocks_as(w, i, j, limit, 24);
+    case 32: return dc_follow_rows_blocks_as(w, i, j, limit, 32);
+    default: return dc_follow_rows_blocks_as(w, i, j, limit, w->layout->stride);
     }
 }
 
@@ -332,13 +343,11 @@ static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, siz
     const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
     const uint64_t mask = w->mask;
     size_t k = 0;
-    while (limit - k >= DC_FOLLOW_BLOCK) {
-        if (rows) {
-            const size_t paired = dc_follow_rows_block(w, i + k, j + k);
-            k += paired;
-            if (paired < DC_FOLLOW_BLOCK) return k;
-            continue;
-        }
+    if (rows) {
+        k = dc_follow_rows_blocks(w, i, j, limit);
+        if (limit - k >= DC_FOLLOW_BLOCK) return k; /* a block left the sequence at row k */
+    }
+    while (!rows && limit - k >= DC_FOLLOW_BLOCK) {
         uint64_t differ = 0;
         for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= old_keys[i + k + b] ^ new_keys[j + k + b];
         if ((differ & mask) != 0) break;
