@@ -174,8 +174,8 @@ typedef struct dc_walker {
     size_t walk_segments; /* the walk's segments; the deferred rows' follow */
 } dc_walker_t;
 
-/* How many keys past the one it needs the walk reads out of the rows at a time: the rows it
- * then pairs are still in cache when their contents are compared. */
+/* How many keys past the one it needs the walk reads out of the rows at a time where it
+ * goes a row at a time (near a change; whole blocks write their own keys). */
 #define DC_KEYS_AHEAD 16
 
 static inline uint64_t dc_load_field(const unsigned char *field) {

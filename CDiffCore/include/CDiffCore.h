@@ -260,7 +260,9 @@ typedef struct dc_row_layout {
  * over integer fields): dc_match_carried() with exact keys, which also reads the new rows'
  * identity keys into `new_keys` (new_count of them) as it goes, and compares each pair's
  * content fields as it pairs them, so each new row is read once, while it is in cache.
- * `old_keys` are the old rows' keys, as the set holds them (key_bits 0). When *matched,
+ * `old_keys` are the old rows' keys, as the set holds them (key_bits 0): their identity
+ * fields, as the previous call wrote them (the walk reads them out of the old rows too,
+ * and a block of rows with equal bytes pairs whole). When *matched,
  * the workspace holds the pairing (in segments, as dc_match_carried() leaves it) and the
  * updates (as after dc_mark_updated_rows()); otherwise it holds nothing, `new_keys` is
  * still written, and the caller goes on with dc_match() and marks updates itself. */
