@@ -57,7 +57,7 @@ extension IdentifiableAdapter: ContentHashingAdapter where Element: Hashable {}
 /// Both also carry the set of the previous identity keys (16 to 32 bytes a row): while the
 /// rows' identities are distinct, a call pairs rows by walking the two snapshots side by
 /// side instead of indexing the previous rows, and keeps the pairing a run of rows at a time,
-/// so it costs a third to 60% of a one-shot diff of the same snapshots when 0.1% to 1% of
+/// so it costs a quarter to 55% of a one-shot diff of the same snapshots when 0.1% to 1% of
 /// the rows change. A changed row costs it about what it costs a one-shot diff: the more
 /// rows change, the less it saves.
 /// ``keptBytesPerRow`` counts everything kept.
