@@ -164,6 +164,10 @@ typedef struct dc_walker {
      * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
      * contents are compared as rows pair, into `updated`. */
     const dc_row_layout_t *layout;
+    /* Rows compared as bytes (dc_match_carried_bytes), else NULL: the caller writes the new
+     * keys into `keys_out` on request, and pairs whose bytes differ go to `candidates`. */
+    const dc_row_bytes_t *bytes;
+    uint64_t *candidates;
     uint64_t *keys_out;
     size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
     uint64_t *updated;
@@ -178,6 +182,11 @@ typedef struct dc_walker {
  * goes a row at a time (near a change; whole blocks write their own keys). */
 #define DC_KEYS_AHEAD 16
 
+/* Which copy of the walk: keys only; rows with integer fields read where they lie
+ * (dc_match_carried_rows); rows compared as bytes, keys from the caller
+ * (dc_match_carried_bytes). A constant in each copy. */
+typedef enum { DC_WALK_KEYS, DC_WALK_FIELDS, DC_WALK_BYTES } dc_walk_mode_t;
+
 static inline uint64_t dc_load_field(const unsigned char *field) {
     uint64_t value;
     memcpy(&value, field, sizeof value);
@@ -186,8 +195,8 @@ static inline uint64_t dc_load_field(const unsigned char *field) {
 
 /* Old row i's key. Rows mode reads it out of the row, which the walk streams through the
  * cache anyway, where the old keys' array is read only near changes, each read a miss. */
-static DC_ALWAYS_INLINE uint64_t dc_old_key(const dc_walker_t *w, size_t i, const bool rows) {
-    if (!rows) return w->old_keys[i];
+static DC_ALWAYS_INLINE uint64_t dc_old_key(const dc_walker_t *w, size_t i, const bool fields) {
+    if (!fields) return w->old_keys[i];
     return dc_load_field((const unsigned char *)w->layout->old_rows + i * w->layout->stride + w->layout->identity_offset);
 }
 
@@ -205,12 +214,32 @@ static void dc_read_row_keys(const dc_row_layout_t *layout, uint64_t *keys, size
     }
 }
 
-/* Rows mode: makes new keys [0, upto) readable (and some after them). */
+/* Rows and bytes modes: makes new keys [0, upto) readable (and some after them). */
 static inline void dc_keys_ready(dc_walker_t *w, size_t upto) {
-    if (w->layout == NULL || upto <= w->keys_ready) return;
+    if (w->keys_out == NULL || upto <= w->keys_ready) return;
     const size_t end = w->n - upto > DC_KEYS_AHEAD ? upto + DC_KEYS_AHEAD : w->n;
-    dc_read_row_keys(w->layout, w->keys_out, w->keys_ready, end);
+    if (w->bytes != NULL) {
+        w->bytes->read_keys(w->bytes->context, w->keys_ready, end);
+    } else {
+        dc_read_row_keys(w->layout, w->keys_out, w->keys_ready, end);
+    }
     w->keys_ready = end;
+}
+
+/* Bytes mode: the bits [i, i + 16) of `bits` as the low bits of one value. */
+static inline uint32_t dc_bits16(const uint64_t *bits, size_t i) {
+    const size_t word = i / 64, shift = i % 64;
+    uint64_t value = bits[word] >> shift;
+    if (shift > 48) value |= bits[word + 1] << (64 - shift);
+    return (uint32_t)(value & 0xFFFF);
+}
+
+/* Bytes mode: whether new row j cannot be taken as equal to old row i without the caller's
+ * equality: their bytes differ, or the old row was unequal to itself. */
+static inline bool dc_bytes_need_compare(const dc_row_bytes_t *rows, size_t i, size_t j) {
+    if (rows->old_self_unequal != NULL && dc_bit_get(rows->old_self_unequal, i)) return true;
+    return memcmp((const unsigned char *)rows->old_rows + i * rows->stride,
+                  (const unsigned char *)rows->new_rows + j * rows->stride, rows->stride) != 0;
 }
 
 static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, size_t j) {
@@ -237,9 +266,11 @@ static inline void dc_add_segment(dc_walker_t *w, size_t i, size_t j, size_t len
     w->paired += length;
 }
 
-/* Rows mode: marks new row j updated when its contents differ from old row i's. */
+/* Rows mode: marks new row j updated when its contents differ from old row i's. Bytes
+ * mode: makes it a candidate when the caller's equality must tell. */
 static inline void dc_compare_pair(dc_walker_t *w, size_t i, size_t j) {
     if (w->layout != NULL && dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
+    if (w->bytes != NULL && dc_bytes_need_compare(w->bytes, i, j)) dc_bit_set(w->candidates, j);
 }
 
 /* What looking at old row i for new row j found. */
@@ -248,8 +279,8 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
 /* Old keys are distinct, so an old row with j's key is the only one that can have j's
  * identity: if it is taken (by an earlier new row) or has another identity, j pairs with
  * nothing. */
-static DC_ALWAYS_INLINE dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key, const bool rows) {
-    if ((dc_old_key(w, i, rows) & w->mask) != key) return DC_LOOK_OTHER;
+static DC_ALWAYS_INLINE dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key, const bool fields) {
+    if ((dc_old_key(w, i, fields) & w->mask) != key) return DC_LOOK_OTHER;
     if (dc_bit_get(w->old_paired, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
@@ -264,7 +295,7 @@ static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows
     if (rows) dc_compare_pair(w, i, j);
 }
 
-static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->layout != NULL); }
+static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->keys_out != NULL); }
 
 /* How many rows the walk compares at a time while the sequence holds, branch-free. */
 #define DC_FOLLOW_BLOCK 16
@@ -334,17 +365,81 @@ static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t l
     }
 }
 
+/* Bytes mode, one block: dc_follow_rows_block_as() for rows the core compares as bytes.
+ * Equal bytes are equal identities and contents (the caller's equality is a function of a
+ * row's value), so an unchanged block pairs whole and takes its old rows' keys, and an old
+ * row unequal to itself passes that on. A block that differs asks the caller for its keys;
+ * its rows pair up to the first other key, and those whose bytes differ are candidates. */
+static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride) {
+    const dc_row_bytes_t *rows = w->bytes;
+    const unsigned char *old_row = (const unsigned char *)rows->old_rows + i * stride;
+    const unsigned char *new_row = (const unsigned char *)rows->new_rows + j * stride;
+    DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
+    for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
+        __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
+    }
+    uint64_t differ = 0;
+    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
+        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
+    }
+    const uint32_t self_unequal = rows->old_self_unequal != NULL ? dc_bits16(rows->old_self_unequal, i) : 0;
+    if (differ == 0) {
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = w->old_keys[i + b];
+        if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
+        for (uint32_t bits = self_unequal; bits != 0; bits &= bits - 1) {
+            const size_t b = (size_t)__builtin_ctz(bits);
+            dc_bit_set(rows->new_self_unequal, j + b);
+            dc_bit_set(w->candidates, j + b);
+        }
+        return DC_FOLLOW_BLOCK;
+    }
+    dc_keys_ready(w, j + DC_FOLLOW_BLOCK);
+    uint32_t other = 0, changed = self_unequal;
+    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) other |= (uint32_t)(w->old_keys[i + b] != w->keys_out[j + b]) << b;
+    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
+        uint64_t row_differs = 0;
+        for (size_t word = 0; word < stride / 8; word++) {
+            row_differs |= dc_load_field(old_row + b * stride + word * 8) ^ dc_load_field(new_row + b * stride + word * 8);
+        }
+        changed |= (uint32_t)(row_differs != 0) << b;
+    }
+    const size_t paired = other != 0 ? (size_t)__builtin_ctz(other) : DC_FOLLOW_BLOCK;
+    changed &= (uint32_t)((UINT64_C(1) << paired) - 1);
+    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->candidates, j + (size_t)__builtin_ctz(changed));
+    return paired;
+}
+
+static DC_ALWAYS_INLINE size_t dc_follow_bytes_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride) {
+    size_t k = 0;
+    while (limit - k >= DC_FOLLOW_BLOCK) {
+        const size_t paired = dc_follow_bytes_block_as(w, i + k, j + k, stride);
+        k += paired;
+        if (paired < DC_FOLLOW_BLOCK) break;
+    }
+    return k;
+}
+
+static size_t dc_follow_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) {
+    switch (w->bytes->stride) {
+    case 16: return dc_follow_bytes_blocks_as(w, i, j, limit, 16);
+    case 24: return dc_follow_bytes_blocks_as(w, i, j, limit, 24);
+    case 32: return dc_follow_bytes_blocks_as(w, i, j, limit, 32);
+    default: return dc_follow_bytes_blocks_as(w, i, j, limit, w->bytes->stride);
+    }
+}
+
 /* The walk's common case, rows that kept their order: how many of the `limit` old rows
  * from i and new rows from j pair in sequence (their keys agree, exact or masked). Rows
  * mode also compares the contents of those pairs, marking the ones that differ. Whole
  * blocks first (branch-free, vectorized; in rows mode up to the row that leaves the
  * sequence), then a row at a time. */
-static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool rows) {
+static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const dc_walk_mode_t mode) {
     const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
     const uint64_t mask = w->mask;
+    const bool rows = mode != DC_WALK_KEYS;
     size_t k = 0;
     if (rows) {
-        k = dc_follow_rows_blocks(w, i, j, limit);
+        k = mode == DC_WALK_FIELDS ? dc_follow_rows_blocks(w, i, j, limit) : dc_follow_bytes_blocks(w, i, j, limit);
         if (limit - k >= DC_FOLLOW_BLOCK) return k; /* a block left the sequence at row k */
     }
     while (!rows && limit - k >= DC_FOLLOW_BLOCK) {
@@ -355,7 +450,7 @@ static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, siz
     }
     for (; k < limit; k++) {
         if (rows) dc_keys_ready(w, j + k + 1);
-        if (((rows ? dc_old_key(w, i + k, true) : old_keys[i + k]) & mask) != (new_keys[j + k] & mask)) break;
+        if ((dc_old_key(w, i + k, mode == DC_WALK_FIELDS) & mask) != (new_keys[j + k] & mask)) break;
         if (rows) dc_compare_pair(w, i + k, j + k);
     }
     return k;
@@ -369,11 +464,12 @@ static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, siz
  * tells insertions (keys not in the set) from moved rows. After several in a row, one
  * scan further ahead picks the sequence up where it went (past a run of deleted rows);
  * a row found there pairs, and the walk follows only if the next rows continue from it. */
-static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
+static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mode) {
     const size_t m = w->m, n = w->n;
+    const bool rows = mode != DC_WALK_KEYS, fields = mode == DC_WALK_FIELDS;
     size_t j = 0;
     if (w->verifier.equal == NULL) {
-        j = dc_follow(w, 0, 0, m < n ? m : n, rows);
+        j = dc_follow(w, 0, 0, m < n ? m : n, mode);
     } else {
         while (j < m && j < n) {
             if (rows) dc_keys_ready(w, j + 1);
@@ -395,7 +491,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
     for (; j < n; j++) {
         if (w->verifier.equal == NULL && guess >= taken_ahead) {
             /* The common case, rows that kept their order: pair while the keys agree. */
-            const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, rows);
+            const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, mode);
             j += followed;
             if (followed > 0) {
                 dc_add_segment(w, guess, j - followed, followed);
@@ -411,7 +507,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
-        for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, rows);
+        for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, fields);
         if (look == DC_LOOK_PARTNER) {
             dc_walk_pair_as(w, i - 1, j, rows);
             guess = i;
@@ -423,7 +519,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
         if (look == DC_LOOK_ABSENT) continue; /* an insertion */
         if (++off_sequence == next_scan) {
             const size_t scan_end = m - window_end > scan_length ? window_end + scan_length : m;
-            for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, rows);
+            for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, fields);
             next_scan *= 2;
             scan_length *= 2;
             if (look == DC_LOOK_ABSENT) continue;
@@ -431,7 +527,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
                 dc_walk_pair_as(w, i - 1, j, rows);
                 if (i > taken_ahead) taken_ahead = i;
                 if (rows && j + 1 < n) dc_keys_ready(w, j + 2);
-                if (j + 1 < n && i < m && (dc_old_key(w, i, rows) & w->mask) == (w->new_keys[j + 1] & w->mask)) {
+                if (j + 1 < n && i < m && (dc_old_key(w, i, fields) & w->mask) == (w->new_keys[j + 1] & w->mask)) {
                     guess = i;
                     off_sequence = 0;
                     next_scan = DC_CARRIED_RESYNC_AFTER;
@@ -446,9 +542,11 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const bool rows) {
 
 static void dc_walk(dc_walker_t *w) {
     if (w->layout != NULL) {
-        dc_walk_as(w, true);
+        dc_walk_as(w, DC_WALK_FIELDS);
+    } else if (w->bytes != NULL) {
+        dc_walk_as(w, DC_WALK_BYTES);
     } else {
-        dc_walk_as(w, false);
+        dc_walk_as(w, DC_WALK_KEYS);
     }
 }
 
@@ -512,10 +610,12 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     return DC_OK;
 }
 
-/* dc_match_carried(), and with `layout` dc_match_carried_rows() (keys_out is then
- * input->new_keys; *keys_ready says how many of them the walk wrote). */
+/* dc_match_carried(), with `layout` dc_match_carried_rows(), and with `bytes`
+ * dc_match_carried_bytes() (keys_out is then input->new_keys; *keys_ready says how many of
+ * them the walk wrote). */
 static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size, const dc_match_input_t *input,
                                          uint32_t key_bits, const void *set, const dc_row_layout_t *layout,
+                                         const dc_row_bytes_t *bytes, uint64_t *candidates,
                                          uint64_t *keys_out, size_t *keys_ready, bool *matched) {
     *matched = false;
     const size_t m = input->old_count, n = input->new_count;
@@ -542,7 +642,8 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
         .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
         .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
         .deferred = dc_moved(ws),
-        .layout = layout, .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
+        .layout = layout, .bytes = bytes, .candidates = candidates,
+        .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
         .old_paired = dc_old_paired(ws), .new_paired = dc_new_paired(ws),
         .segments = dc_segments(ws), .segment_count = 0,
     };
@@ -576,6 +677,21 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
         for (size_t j = 0; j < n; j++) marked += dc_bit_get(walker.updated, j);
         DC_CHECK(marked == differing, "only paired rows are marked updated");
     }
+    if (bytes != NULL) {
+        size_t flagged = 0;
+        for (size_t s = 0; s < walker.segment_count; s++) {
+            const dc_segment_t segment = walker.segments[s];
+            for (uint32_t k = 0; k < segment.length; k++) {
+                const bool need = dc_bytes_need_compare(bytes, segment.old_start + k, segment.new_start + k);
+                DC_CHECK(dc_bit_get(candidates, segment.new_start + k) == need,
+                         "a pair is a candidate exactly when its bytes differ or its old row is unequal to itself");
+                flagged += need;
+            }
+        }
+        size_t marked = 0;
+        for (size_t j = 0; j < n; j++) marked += dc_bit_get(candidates, j);
+        DC_CHECK(marked == flagged, "only paired rows are candidates");
+    }
 #endif
     ws->state = DC_STATE_MATCHED;
     *matched = true;
@@ -588,7 +704,7 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ma
     *matched = false;
     if ((input->old_count && input->old_keys == NULL) || (input->new_count && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
     size_t keys_ready = 0;
-    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, &keys_ready, matched);
+    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, NULL, NULL, &keys_ready, matched);
 }
 
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
@@ -606,9 +722,32 @@ dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
     }
     const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
     size_t keys_ready = 0;
-    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, new_keys, &keys_ready, matched);
+    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, NULL, NULL,
+                                               new_keys, &keys_ready, matched);
     /* The keys are the caller's whatever happened: a diff the set cannot carry needs them. */
     if (keys_ready < new_count) dc_read_row_keys(layout, new_keys, keys_ready, new_count);
+    return status;
+}
+
+dc_status_t dc_match_carried_bytes(void *workspace, size_t workspace_size,
+                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
+                                   const dc_row_bytes_t *rows, uint64_t *candidates, const void *set, bool *matched) {
+    if (rows == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+    *matched = false;
+    if (rows->read_keys == NULL || rows->new_self_unequal == NULL || candidates == NULL
+        || (old_count && (old_keys == NULL || rows->old_rows == NULL))
+        || (new_count && (new_keys == NULL || rows->new_rows == NULL))) {
+        return DC_ERR_NULL_POINTER;
+    }
+    if (rows->stride == 0 || rows->stride % 8 != 0) return DC_ERR_INVALID_ARGUMENT;
+    memset(candidates, 0, dc_bitmap_words(new_count) * 8);
+    memset(rows->new_self_unequal, 0, dc_bitmap_words(new_count) * 8);
+    const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
+    size_t keys_ready = 0;
+    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, NULL, rows, candidates,
+                                               new_keys, &keys_ready, matched);
+    /* As in dc_match_carried_rows(): every key written, whatever happened. */
+    if (keys_ready < new_count) rows->read_keys(rows->context, keys_ready, new_count);
     return status;
 }
 

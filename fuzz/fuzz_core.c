@@ -72,6 +72,30 @@ static void fail(const char *problem, const uint8_t *data, size_t size, const re
  * one past the end. */
 static void *exact_block(size_t bytes) { return malloc(bytes ? bytes : 1); }
 
+/* dc_match_carried_bytes()'s reader over rows laid out as the rows walk's: the key is the
+ * identity field, and a row is unequal to itself when its content field is a multiple of
+ * 5. It checks that the walk asks for each row at most once, in order. */
+typedef struct bytes_reader {
+    const unsigned char *rows;
+    size_t stride, identity_offset, content_offset, next_from;
+    uint64_t *keys, *self_unequal;
+    bool out_of_order;
+} bytes_reader_t;
+
+static bool self_unequal_content(uint64_t content) { return content % 5 == 0; }
+
+static void read_bytes_keys(void *context, size_t from, size_t to) {
+    bytes_reader_t *reader = context;
+    if (from < reader->next_from || to < from) reader->out_of_order = true;
+    reader->next_from = to;
+    for (size_t r = from; r < to; r++) {
+        uint64_t content;
+        memcpy(&reader->keys[r], reader->rows + r * reader->stride + reader->identity_offset, 8);
+        memcpy(&content, reader->rows + r * reader->stride + reader->content_offset, 8);
+        if (self_unequal_content(content)) reader->self_unequal[r / 64] |= UINT64_C(1) << (r % 64);
+    }
+}
+
 /* Finishes a matched workspace in `mode` and reads it: the counts and lists must be
  * `expected` and `expected_lists` (deletions, insertions, updates, moves, end to end). */
 static void check_same_lists(void *workspace, int mode, const dc_counts_t *expected, const int64_t *const expected_lists[4],
@@ -274,6 +298,63 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     if (dc_is_updated(rows_workspace, j) != expected) fail("dc_match_carried_rows marked updates wrongly", data, size, &reference_rows, NULL);
                 }
             }
+            // The same rows compared as bytes: the keys through the reader, a row unequal to
+            // itself when its content is a multiple of 5, the caller's equality `contents
+            // equal and neither unequal to itself`. dc_match_carried_bytes() writes the keys
+            // and flags, pairs as dc_match_carried() does, and leaves as candidates exactly
+            // the pairs whose bytes differ or whose old row is unequal to itself; so every
+            // pair left out is equal.
+            const size_t words = (n + 63) / 64 ? (n + 63) / 64 : 1;
+            uint64_t *old_self_unequal = calloc((m + 63) / 64 + 1, 8), *new_self_unequal = calloc(words, 8), *candidates = calloc(words, 8);
+            bool any_self_unequal = false;
+            for (size_t r = 0; r < m; r++) {
+                if (self_unequal_content(content_hashes[0][r])) {
+                    old_self_unequal[r / 64] |= UINT64_C(1) << (r % 64);
+                    any_self_unequal = true;
+                }
+            }
+            for (size_t r = 0; r < n; r++) written[r] = ~keys[1][r];
+            for (size_t w = 0; w < words; w++) new_self_unequal[w] = ~UINT64_C(0);
+            bytes_reader_t reader = { new_rows, stride, identity_offset, content_offset, 0, written, new_self_unequal, false };
+            const dc_row_bytes_t bytes = { old_rows, new_rows, stride, read_bytes_keys, &reader,
+                                           any_self_unequal ? old_self_unequal : NULL, new_self_unequal };
+            void *bytes_workspace = exact_block(workspace_size);
+            bool bytes_matched = false;
+            if (dc_match_carried_bytes(bytes_workspace, workspace_size, keys[0], m, written, n, &bytes, candidates, set, &bytes_matched) != DC_OK) {
+                fail("dc_match_carried_bytes failed", data, size, NULL, NULL);
+            }
+            if (reader.out_of_order) fail("dc_match_carried_bytes asked for keys out of order", data, size, NULL, NULL);
+            if (n > 0 && memcmp(written, keys[1], n * sizeof(uint64_t)) != 0) fail("dc_match_carried_bytes wrote other keys", data, size, NULL, NULL);
+            for (size_t r = 0; r < n; r++) {
+                if (((new_self_unequal[r / 64] >> (r % 64)) & 1) != self_unequal_content(content_hashes[1][r])) {
+                    fail("dc_match_carried_bytes flagged rows unequal to themselves wrongly", data, size, NULL, NULL);
+                }
+            }
+            if (bytes_matched != matched) fail("dc_match_carried_bytes declined differently from dc_match_carried", data, size, &reference_rows, NULL);
+            if (bytes_matched) {
+                const uint32_t *pairing = dc_new_to_old(bytes_workspace);
+                if (n > 0 && mode != DC_MOVES_NONE && memcmp(pairing, dc_new_to_old(carried_workspace), n * sizeof(uint32_t)) != 0) {
+                    fail("dc_match_carried_bytes paired differently from dc_match_carried", data, size, &reference_rows, NULL);
+                }
+                for (size_t j = 0; j < n; j++) {
+                    const bool candidate = (candidates[j / 64] >> (j % 64)) & 1;
+                    if (pairing[j] == DC_UNPAIRED) {
+                        if (candidate) fail("dc_match_carried_bytes flagged an unpaired row", data, size, &reference_rows, NULL);
+                        continue;
+                    }
+                    const size_t i = pairing[j];
+                    const bool need = self_unequal_content(content_hashes[0][i]) || memcmp(old_rows + i * stride, new_rows + j * stride, stride) != 0;
+                    const bool equal = content_hashes[0][i] == content_hashes[1][j] && !self_unequal_content(content_hashes[0][i])
+                                       && !self_unequal_content(content_hashes[1][j]);
+                    if (candidate != need || (!candidate && !equal)) {
+                        fail("dc_match_carried_bytes left out a pair its caller must compare", data, size, &reference_rows, NULL);
+                    }
+                }
+            }
+            free(bytes_workspace);
+            free(candidates);
+            free(new_self_unequal);
+            free(old_self_unequal);
             free(rows_workspace);
             free(written);
             free(new_rows);

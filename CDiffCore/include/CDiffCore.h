@@ -269,6 +269,38 @@ typedef struct dc_row_layout {
 dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
                                   const dc_row_layout_t *layout, const void *set, bool *matched);
+/* Rows the core compares as bytes, for a stateful differ over rows whose fields it cannot
+ * read: `stride` bytes a row, a multiple of 8. The caller's `read_keys(context, from, to)`
+ * writes the keys of new rows [from, to) into the `new_keys` the match was given and sets,
+ * in `new_self_unequal`, the bit of each of those rows that the caller's equality finds
+ * unequal to itself (a field holding NaN). `old_self_unequal` has those bits for the old
+ * rows, as the previous call left them, or is NULL when no old row has one. */
+typedef void (*dc_read_keys_fn)(void *context, size_t from, size_t to);
+typedef struct dc_row_bytes {
+    const void *old_rows;
+    const void *new_rows;
+    size_t stride;
+    dc_read_keys_fn read_keys;
+    void *context;
+    const uint64_t *old_self_unequal;
+    uint64_t *new_self_unequal;
+} dc_row_bytes_t;
+/* Passes 1 and 2 from a carried set for rows compared as bytes: dc_match_carried() with
+ * exact keys or keys that the caller verifies, where a block of 16 rows whose bytes equal
+ * the old rows' on the walk's sequence pairs whole and takes the old rows' keys, and only
+ * the other new rows' keys are asked for (through `rows->read_keys`, in order, a few at a
+ * time). It assumes what a value's equality gives: rows with equal bytes have equal
+ * identities and keys, and are equal exactly when the old row is equal to itself. Both
+ * bitmaps (one bit a new row) are zeroed first. When *matched, the workspace holds the
+ * pairing (in segments) and no updates, and `candidates` flags the paired new rows that
+ * the caller's equality must compare with their old rows (their bytes differ, or the old
+ * row is unequal to itself); the caller marks the updated ones (dc_mark_updated_rows())
+ * and, with keys that are not exact, verifies the candidates' identities. Whatever
+ * happened, every new key is written and every new row's `new_self_unequal` bit is set
+ * or clear as read_keys or its old row's bit says. */
+dc_status_t dc_match_carried_bytes(void *workspace, size_t workspace_size,
+                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
+                                   const dc_row_bytes_t *rows, uint64_t *candidates, const void *set, bool *matched);
 /* After a diff of the snapshot the set holds (`old_keys`) against `new_keys`, by either
  * matcher: makes the set hold the new snapshot's keys, removing the keys of the `deleted`
  * old rows and adding those of the `inserted` new rows (the diff's lists, as dc_read()
