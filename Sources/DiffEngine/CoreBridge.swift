@@ -468,6 +468,59 @@ extension _DiffWorkspace {
     }
 }
 
+/// The closure behind `matchCarriedBytes`'s key reader: held by a class, so that the C
+/// callback reaches it through an unretained reference.
+private final class _KeyReaderBox {
+    let read: (Int, Int) -> Void
+    init(_ read: @escaping (Int, Int) -> Void) { self.read = read }
+}
+
+private let _keyReaderThunk: dc_read_keys_fn = { context, from, to in
+    Unmanaged<_KeyReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.read(from, to) }
+}
+
+extension _DiffWorkspace {
+    /// Passes 1 and 2 from carried keys for rows compared as bytes (`dc_match_carried_bytes`):
+    /// rows whose bytes equal their previous rows' pair whole and take their keys; `readKeys`
+    /// writes the keys of the other new rows (`from..<to`) into `newKeys` and flags the ones
+    /// unequal to themselves in `newSelfUnequal`. True when the workspace holds the pairing;
+    /// `candidates` then flags the pairs the adapter must compare. Whatever the answer, every
+    /// key and flag is written.
+    @usableFromInline
+    func matchCarriedBytes(
+        old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int,
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>,
+        oldSelfUnequal: UnsafeBufferPointer<UInt64>?, newSelfUnequal: UnsafeMutableBufferPointer<UInt64>,
+        candidates: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys, readKeys: (Int, Int) -> Void
+    ) -> Bool {
+        precondition(carried.isUsable, "the carried keys cannot pair this diff")
+        let words = (newKeys.count + 63) / 64
+        precondition(candidates.count >= words && newSelfUnequal.count >= words, "one bit a new row")
+        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
+        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
+        let workspace = reserve(size)
+        var matched = false
+        let status = withoutActuallyEscaping(readKeys) { readKeys in
+            let box = _KeyReaderBox(readKeys)
+            return withExtendedLifetime(box) {
+                var rows = dc_row_bytes_t(old_rows: old, new_rows: new, stride: stride, read_keys: _keyReaderThunk,
+                                          context: Unmanaged.passUnretained(box).toOpaque(),
+                                          old_self_unequal: oldSelfUnequal?.baseAddress,
+                                          new_self_unequal: newSelfUnequal.baseAddress)
+                return dc_match_carried_bytes(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                              newKeys.baseAddress, newKeys.count, &rows, candidates.baseAddress,
+                                              carried.memory, &matched)
+            }
+        }
+        _check(status, "dc_match_carried_bytes")
+        if matched {
+            oldCount = oldKeys.count
+            newCount = newKeys.count
+        }
+        return matched
+    }
+}
+
 private func _int64(_ buffer: UnsafeMutableBufferPointer<Int>) -> UnsafeMutablePointer<Int64>? {
     UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: Int64.self)
 }

@@ -19,3 +19,19 @@ public struct LowBitsKeyAdapter: IdentifyingAdapter, Sendable {
     public func contentHash(of row: TestRow) -> UInt64 { UInt64(bitPattern: Int64(row.content)) }
     public func identity(of row: TestRow) -> Int { row.id }
 }
+
+/// `LowBitsKeyAdapter` for a stateful differ that compares rows as bytes first
+/// (`_ValueRowAdapter`): its colliding keys reach the checks of that path.
+public struct LowBitsValueKeyAdapter: IdentifyingAdapter, _ValueRowAdapter, Sendable {
+    /// The adapter whose keys and equality this one has.
+    public let base: LowBitsKeyAdapter
+
+    /// An adapter whose keys keep `bits` low bits of the id.
+    public init(bits: Int) { base = LowBitsKeyAdapter(bits: bits) }
+
+    public func identityKey(of row: TestRow) -> UInt64 { base.identityKey(of: row) }
+    public func identitiesEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { base.identitiesEqual(lhs, rhs) }
+    public func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { base.contentsEqual(lhs, rhs) }
+    public func contentHash(of row: TestRow) -> UInt64 { base.contentHash(of: row) }
+    public func identity(of row: TestRow) -> Int { base.identity(of: row) }
+}

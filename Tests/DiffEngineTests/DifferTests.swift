@@ -481,10 +481,20 @@ struct NamedRow: Hashable, CustomStringConvertible {
     }
 
     /// A carried pairing of two identities under one full key (a 64-bit collision, made here
-    /// by keys of six bits) is caught while the updates are compared, and the diff falls back.
-    @Test func collidingKeysInCarriedPairingFallBack() throws {
+    /// by keys of six bits) is caught while the updates are compared, and the diff falls back:
+    /// through the adapter, and where rows are compared as bytes first (`valueRows`), among
+    /// the rows whose bytes changed.
+    @Test(arguments: [false, true])
+    func collidingKeysInCarriedPairingFallBack(valueRows: Bool) throws {
+        if valueRows {
+            try collidingKeysFallBack(LowBitsValueKeyAdapter(bits: 6))
+        } else {
+            try collidingKeysFallBack(LowBitsKeyAdapter(bits: 6))
+        }
+    }
+
+    func collidingKeysFallBack<Adapter: IdentifyingAdapter>(_ adapter: Adapter) throws where Adapter.Row == TestRow {
         var generator = SeededGenerator(seed: 0xC0_11DE)
-        let adapter = LowBitsKeyAdapter(bits: 6)
         let differ = Differ(keepingPreviousSnapshotOf: adapter)
         // 48 rows on 48 of the 64 keys; a swap gives a row another identity on its own key.
         var rows = (0..<48).map { TestRow(id: $0, content: 0) }
@@ -506,6 +516,39 @@ struct NamedRow: Hashable, CustomStringConvertible {
         }
         #expect(differ.carriedPairings > 150)
         #expect(differ.carriedPairings <= 299 - swaps, "every diff with a swap fell back")
+    }
+
+    /// Rows compared as bytes first: a row unequal to itself (a `Double` field holding NaN)
+    /// is an update whenever it is paired, as a one-shot diff reports it, though its bytes
+    /// did not change; the flag passes from row to row as blocks of unchanged rows pair
+    /// whole. Rows with padding (after the `Bool`) compare as the adapter says.
+    @Test(arguments: MoveMode.allCases)
+    func rowsUnequalToThemselvesAreUpdated(mode: MoveMode) throws {
+        struct Reading: Identifiable, Equatable { var id: Int; var on: Bool; var value: Double }
+        var generator = SeededGenerator(seed: 0x7A_7 &+ UInt64(MoveMode.allCases.firstIndex(of: mode)!))
+        let adapter = IdentifiableAdapter<Reading>()
+        let differ = Differ(keepingPreviousSnapshotOf: adapter, moves: mode)
+        var nextID = 0
+        var rows = (0..<400).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+        var previous: [Reading] = []
+        var unchangedNaNUpdates = 0
+        for step in 0..<40 {
+            if step > 0 {
+                // Without repeated identities, so that every update pairs from the carried keys.
+                var seen = Set<Int>()
+                rows = Self.evolve(rows, nextID: &nextID, using: &generator).filter { seen.insert($0.id).inserted }
+            }
+            let next = rows.map { Reading(id: $0.id, on: $0.content % 2 == 0, value: $0.id % 13 == 0 ? .nan : Double($0.content)) }
+            let update = differ.diff(next)
+            #expect(update.changeset == (try diff(previous, next, using: adapter, options: DiffOptions(moves: mode))), "step \(step)")
+            #expect(checkChangeset(update.changeset, old: previous, new: next, mode: mode).isEmpty)
+            unchangedNaNUpdates += update.changeset.updates.count { pair in
+                next[pair.new].value.isNaN && previous[pair.old].on == next[pair.new].on
+            }
+            previous = next
+        }
+        #expect(unchangedNaNUpdates > 100)
+        #expect(differ.carriedPairings == 39)
     }
 
     /// Rows appended in small steps take the prefix way, which keeps the prefix's keys where

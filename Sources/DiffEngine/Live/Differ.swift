@@ -85,6 +85,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var nextIdentities: [Adapter.Identity] = []
     /// The in-place pass's bitmap of changed rows (`updatesInPlace`), reused.
     @usableFromInline var changedRows: [UInt64] = []
+    /// Rows compared as bytes: a bit a previous row, set where the adapter found the row
+    /// unequal to itself (a NaN field); valid while `selfUnequalKnown`.
+    @usableFromInline var previousSelfUnequal: [UInt64] = []
+    @usableFromInline var nextSelfUnequal: [UInt64] = []
+    @usableFromInline var selfUnequalKnown = false
+    /// Rows compared as bytes: the pairs whose bytes changed, for the adapter to compare.
+    @usableFromInline var candidateRows: [UInt64] = []
     @usableFromInline var hasPrevious = false
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline let carried = _CarriedKeys()
@@ -166,6 +173,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         previousContents.removeAll(keepingCapacity: true)
         previousIdentities.removeAll(keepingCapacity: true)
         carried.forget()
+        selfUnequalKnown = false
         hasPrevious = false
     }
 
@@ -218,6 +226,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // and so is the carried set.
         if hasPrevious && identityHashBits == 0 && previousRows.count == new.count, let updates = updatesInPlace(new) {
             previousRows = snapshot
+            selfUnequalKnown = false
             inPlacePairings += 1
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
                                 isInitial: false, deletedIdentities: [])
@@ -233,20 +242,32 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             return diffAfter(prefix: prefix, snapshot, new)
         }
         Self.resize(&nextKeys, to: new.count)
+        // Rows compared as bytes need to know which previous rows were unequal to themselves.
+        let tracksSelfUnequal = layout == nil && comparesBytes
+        if tracksSelfUnequal { Self.resize(&nextSelfUnequal, to: (new.count + 63) / 64) }
         defer {
             previousRows = snapshot
             swap(&previousKeys, &nextKeys)
+            if tracksSelfUnequal { swap(&previousSelfUnequal, &nextSelfUnequal) }
+            selfUnequalKnown = tracksSelfUnequal
             hasPrevious = true
         }
         guard hasPrevious else {
             nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
+            if tracksSelfUnequal { markSelfUnequal(new) }
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
             return initialUpdate(new.count)
         }
         // Integer fields: when the pass cannot pair the rows, the keys are written and the
-        // set cannot carry this diff: the passes pair without it.
+        // set cannot carry this diff: the passes pair without it. So for rows compared as
+        // bytes.
         var pairedWithUpdates = false
-        if let layout {
+        var carriedUsable = layout == nil
+        if tracksSelfUnequal && selfUnequalKnown && carried.isUsable {
+            pairedWithUpdates = pairAsBytes(new)
+            if pairedWithUpdates { carried.pairings += 1 }
+            carriedUsable = false
+        } else if let layout {
             pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
                 previousKeys.withUnsafeBufferPointer { oldKeys in
                     nextKeys.withUnsafeMutableBufferPointer { newKeys in
@@ -259,13 +280,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             if pairedWithUpdates { carried.pairings += 1 }
         } else {
             writeKeys(of: new, keepingPrevious: prefix)
+            if tracksSelfUnequal { markSelfUnequal(new) }
         }
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
                                identities: .rows(old, new, adapter, keyBits: identityHashBits),
-                               carried: layout == nil ? carried : nil, pairedWithUpdates: pairedWithUpdates,
+                               carried: carriedUsable ? carried : nil, pairedWithUpdates: pairedWithUpdates,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
                     }
@@ -274,6 +296,102 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         }
         carryKeys(changeset)
         return keptSnapshotUpdate(changeset)
+    }
+
+    /// Whether rows are compared with the previous ones as bytes first (`_ValueRowAdapter`,
+    /// rows a whole number of 8-byte words, keys not weakened for testing).
+    @inlinable
+    var comparesBytes: Bool {
+        adapter is any _ValueRowAdapter && MemoryLayout<Adapter.Row>.stride % 8 == 0 && identityHashBits == 0
+    }
+
+    /// Sets `nextSelfUnequal` (sized) for every row of `new`: the bits of the rows the adapter
+    /// finds unequal to themselves.
+    @inlinable
+    func markSelfUnequal(_ new: UnsafeBufferPointer<Adapter.Row>) {
+        let adapter = adapter
+        nextSelfUnequal.withUnsafeMutableBufferPointer { bits in
+            bits.update(repeating: 0)
+            guard let base = new.baseAddress else { return }
+            for index in new.indices where !adapter._contentsEqual(at: base + index, base + index) {
+                bits[index &>> 6] |= 1 &<< UInt64(index & 63)
+            }
+        }
+    }
+
+    /// Keeping the snapshot of rows compared as bytes: pairs `new` with the previous rows
+    /// from the carried keys, where blocks of rows with unchanged bytes pair whole and keep
+    /// their keys, and the adapter reads only the other rows (their keys, whether each is
+    /// equal to itself) and compares only the pairs whose bytes changed. True when the
+    /// workspace holds the pairing and the updates; false leaves every key written (and the
+    /// rows' self-inequality marked) for the passes to pair without the carried set (which
+    /// could not, or paired two rows whose hashed keys collide).
+    @inlinable
+    func pairAsBytes(_ new: UnsafeBufferPointer<Adapter.Row>) -> Bool {
+        let adapter = adapter, exact = adapter.identityKeysAreExact
+        Self.resize(&candidateRows, to: (new.count + 63) / 64)
+        return previousRows.withUnsafeBufferPointer { old in
+            previousKeys.withUnsafeBufferPointer { oldKeys in
+                nextKeys.withUnsafeMutableBufferPointer { newKeys in
+                    previousSelfUnequal.withUnsafeBufferPointer { oldSelfUnequal in
+                        nextSelfUnequal.withUnsafeMutableBufferPointer { newSelfUnequal in
+                            candidateRows.withUnsafeMutableBufferPointer { candidates -> Bool in
+                                let anySelfUnequal = oldSelfUnequal.contains { $0 != 0 }
+                                let matched = workspace.matchCarriedBytes(
+                                    old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
+                                    stride: MemoryLayout<Adapter.Row>.stride, oldKeys: oldKeys, newKeys: newKeys,
+                                    oldSelfUnequal: anySelfUnequal ? oldSelfUnequal : nil, newSelfUnequal: newSelfUnequal,
+                                    candidates: candidates, carried: carried
+                                ) { from, to in
+                                    adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
+                                                              to: UnsafeMutableBufferPointer(rebasing: newKeys[from..<to]))
+                                    let base = new.baseAddress!
+                                    for index in from..<to where !adapter._contentsEqual(at: base + index, base + index) {
+                                        newSelfUnequal[index &>> 6] |= 1 &<< UInt64(index & 63)
+                                    }
+                                }
+                                guard matched, let runs = workspace.pairedRuns else { return false }
+                                return Self.markCandidates(old.baseAddress!, new.baseAddress!, runs: runs,
+                                                           candidates: UnsafeBufferPointer(candidates),
+                                                           verifyingIdentities: !exact, adapter, on: workspace)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Compares the candidate pairs of a match as bytes (`runs` are its pairing) with the
+    /// adapter and marks the updated ones on `workspace`; false when a candidate pair's
+    /// identities differ (hashed keys collided).
+    @inlinable
+    static func markCandidates(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>,
+                               runs: UnsafeBufferPointer<UInt32>, candidates: UnsafeBufferPointer<UInt64>,
+                               verifyingIdentities: Bool, _ adapter: Adapter, on workspace: _DiffWorkspace) -> Bool {
+        var bits: UnsafeMutableBufferPointer<UInt64>?
+        for run in stride(from: 0, to: runs.count, by: 3) {
+            let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), end = newStart + Int(runs[run + 2])
+            var word = newStart &>> 6
+            while word &* 64 < end {
+                var flagged = candidates[word]
+                if word &* 64 < newStart { flagged &= ~0 &<< UInt64(newStart & 63) }
+                if (word &+ 1) &* 64 > end { flagged &= (1 &<< UInt64(end & 63)) &- 1 }
+                while flagged != 0 {
+                    let newIndex = word &* 64 &+ flagged.trailingZeroBitCount
+                    let oldRow = old + (oldStart &+ newIndex &- newStart), newRow = new + newIndex
+                    if verifyingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
+                    if !adapter._contentsEqual(at: oldRow, newRow) {
+                        if bits == nil { bits = workspace.updateBitmap() }
+                        bits![newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                    }
+                    flagged &= flagged &- 1
+                }
+                word &+= 1
+            }
+        }
+        if let bits { workspace.markUpdatedRows(bits) }
+        return true
     }
 
     /// The update for `changeset`, its deleted rows named from the previous snapshot (still
@@ -341,6 +459,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         previousKeys.replaceSubrange(prefix..., with: nextKeys[prefix...])
         if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) } }
         previousRows = snapshot
+        selfUnequalKnown = false
         return update
     }
 

@@ -211,9 +211,15 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
             diffNext = { differ.diff($0) }
         default:
             // Keys of two bits: a snapshot whose keys are distinct is carried, and a later row
-            // of another identity on one of its keys is a collision the carried pairing must catch.
-            let differ = Differ(keepingPreviousSnapshotOf: LowBitsKeyAdapter(bits: 2), moves: moves)
-            diffNext = { differ.diff($0) }
+            // of another identity on one of its keys is a collision the carried pairing must
+            // catch, through the adapter or among the rows compared as bytes.
+            if (split / 8) % 2 == 0 {
+                let differ = Differ(keepingPreviousSnapshotOf: LowBitsKeyAdapter(bits: 2), moves: moves)
+                diffNext = { differ.diff($0) }
+            } else {
+                let differ = Differ(keepingPreviousSnapshotOf: LowBitsValueKeyAdapter(bits: 2), moves: moves)
+                diffNext = { differ.diff($0) }
+            }
         }
         var previous: [TestRow] = []
         for (index, snapshot) in snapshots.enumerated() {
