@@ -242,8 +242,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             return diffAfter(prefix: prefix, snapshot, new)
         }
         Self.resize(&nextKeys, to: new.count)
-        // Rows compared as bytes need to know which previous rows were unequal to themselves.
-        let tracksSelfUnequal = layout == nil && comparesBytes
+        // Rows compared as bytes need to know which previous rows were unequal to themselves;
+        // not while the carried set cannot pair (repeated identities), so that such calls
+        // make no pass for it. The first call builds the set, so it records them.
+        let tracksSelfUnequal = layout == nil && comparesBytes && (carried.isUsable || !hasPrevious)
         if tracksSelfUnequal { Self.resize(&nextSelfUnequal, to: (new.count + 63) / 64) }
         defer {
             previousRows = snapshot
