@@ -300,6 +300,30 @@ static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pa
 /* How many rows the walk compares at a time while the sequence holds, branch-free. */
 #define DC_FOLLOW_BLOCK 16
 
+/* The end of a block that differs: how many of its rows pair in sequence (up to the first
+ * bit of `other`, a row of another identity), flagging in `flags` the paired rows whose bit
+ * of `changed` is set. */
+static inline size_t dc_block_pairs(uint64_t *flags, size_t j, uint32_t other, uint32_t changed) {
+    const size_t paired = other != 0 ? (size_t)__builtin_ctz(other) : DC_FOLLOW_BLOCK;
+    changed &= (uint32_t)((UINT64_C(1) << paired) - 1);
+    for (; changed != 0; changed &= changed - 1) dc_bit_set(flags, j + (size_t)__builtin_ctz(changed));
+    return paired;
+}
+
+/* Rows and bytes modes: whether 16 old rows and 16 new rows differ anywhere in their bytes,
+ * compared 8 at a time (16 strides are a multiple of 8), the new rows fetched ahead a cache
+ * line at a time. */
+static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, const unsigned char *new_row, const size_t stride) {
+    for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
+        __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
+    }
+    uint64_t differ = 0;
+    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
+        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
+    }
+    return differ != 0;
+}
+
 /* Rows mode, one block of the walk's common case: how many of old rows [i, i + 16) and new
  * rows [j, j + 16) pair in sequence (up to the first pair of two identities), marking the
  * pairs whose contents differ; it writes the block's new keys (and so makes them ready).
@@ -315,17 +339,11 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
     DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
-    for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
-        __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
-    }
+    const bool differs = dc_block_differs(old_row, new_row, stride);
     const unsigned char *identity = new_row + layout->identity_offset;
     for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = dc_load_field(identity + b * stride);
     if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
-    uint64_t differ = 0;
-    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
-        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
-    }
-    if (differ == 0) return DC_FOLLOW_BLOCK;
+    if (!differs) return DC_FOLLOW_BLOCK;
     uint32_t other = 0, changed = 0;
     const size_t identity_offset = layout->identity_offset;
     for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
@@ -339,30 +357,7 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     } else {
         for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) changed |= (uint32_t)dc_contents_differ(layout, i + b, j + b) << b;
     }
-    const size_t paired = other != 0 ? (size_t)__builtin_ctz(other) : DC_FOLLOW_BLOCK;
-    changed &= (uint32_t)((UINT64_C(1) << paired) - 1);
-    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->updated, j + (size_t)__builtin_ctz(changed));
-    return paired;
-}
-
-/* Rows mode: dc_follow()'s whole blocks, up to the first that leaves the sequence. */
-static DC_ALWAYS_INLINE size_t dc_follow_rows_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride) {
-    size_t k = 0;
-    while (limit - k >= DC_FOLLOW_BLOCK) {
-        const size_t paired = dc_follow_rows_block_as(w, i + k, j + k, stride);
-        k += paired;
-        if (paired < DC_FOLLOW_BLOCK) break;
-    }
-    return k;
-}
-
-static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) {
-    switch (w->layout->stride) {
-    case 16: return dc_follow_rows_blocks_as(w, i, j, limit, 16);
-    case 24: return dc_follow_rows_blocks_as(w, i, j, limit, 24);
-    case 32: return dc_follow_rows_blocks_as(w, i, j, limit, 32);
-    default: return dc_follow_rows_blocks_as(w, i, j, limit, w->layout->stride);
-    }
+    return dc_block_pairs(w->updated, j, other, changed);
 }
 
 /* Bytes mode, one block: dc_follow_rows_block_as() for rows the core compares as bytes.
@@ -375,15 +370,8 @@ static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i
     const unsigned char *old_row = (const unsigned char *)rows->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)rows->new_rows + j * stride;
     DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
-    for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
-        __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
-    }
-    uint64_t differ = 0;
-    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
-        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
-    }
     const uint32_t self_unequal = rows->old_self_unequal != NULL ? dc_bits16(rows->old_self_unequal, i) : 0;
-    if (differ == 0) {
+    if (!dc_block_differs(old_row, new_row, stride)) {
         for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = w->old_keys[i + b];
         if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
         for (uint32_t bits = self_unequal; bits != 0; bits &= bits - 1) {
@@ -403,30 +391,34 @@ static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i
         }
         changed |= (uint32_t)(row_differs != 0) << b;
     }
-    const size_t paired = other != 0 ? (size_t)__builtin_ctz(other) : DC_FOLLOW_BLOCK;
-    changed &= (uint32_t)((UINT64_C(1) << paired) - 1);
-    for (; changed != 0; changed &= changed - 1) dc_bit_set(w->candidates, j + (size_t)__builtin_ctz(changed));
-    return paired;
+    return dc_block_pairs(w->candidates, j, other, changed);
 }
 
-static DC_ALWAYS_INLINE size_t dc_follow_bytes_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride) {
+/* Rows and bytes modes: dc_follow()'s whole blocks, up to the first that leaves the
+ * sequence, with the stride chosen once for the run of blocks. */
+static DC_ALWAYS_INLINE size_t dc_follow_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride,
+                                                   const bool bytes) {
     size_t k = 0;
     while (limit - k >= DC_FOLLOW_BLOCK) {
-        const size_t paired = dc_follow_bytes_block_as(w, i + k, j + k, stride);
+        const size_t paired = bytes ? dc_follow_bytes_block_as(w, i + k, j + k, stride) : dc_follow_rows_block_as(w, i + k, j + k, stride);
         k += paired;
         if (paired < DC_FOLLOW_BLOCK) break;
     }
     return k;
 }
 
-static size_t dc_follow_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) {
-    switch (w->bytes->stride) {
-    case 16: return dc_follow_bytes_blocks_as(w, i, j, limit, 16);
-    case 24: return dc_follow_bytes_blocks_as(w, i, j, limit, 24);
-    case 32: return dc_follow_bytes_blocks_as(w, i, j, limit, 32);
-    default: return dc_follow_bytes_blocks_as(w, i, j, limit, w->bytes->stride);
+static DC_ALWAYS_INLINE size_t dc_follow_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool bytes) {
+    const size_t stride = bytes ? w->bytes->stride : w->layout->stride;
+    switch (stride) {
+    case 16: return dc_follow_blocks_as(w, i, j, limit, 16, bytes);
+    case 24: return dc_follow_blocks_as(w, i, j, limit, 24, bytes);
+    case 32: return dc_follow_blocks_as(w, i, j, limit, 32, bytes);
+    default: return dc_follow_blocks_as(w, i, j, limit, stride, bytes);
     }
 }
+
+static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, false); }
+static size_t dc_follow_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, true); }
 
 /* The walk's common case, rows that kept their order: how many of the `limit` old rows
  * from i and new rows from j pair in sequence (their keys agree, exact or masked). Rows
@@ -610,6 +602,27 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     return DC_OK;
 }
 
+#ifdef DC_INTERNAL_CHECKS
+/* Rows mode: the walk flagged exactly the pairs whose contents differ, as updated; bytes
+ * mode: exactly those whose bytes differ or whose old row is unequal to itself, as
+ * candidates. */
+static void dc_check_pair_flags(const dc_walker_t *w, const uint64_t *flags) {
+    size_t expected = 0;
+    for (size_t s = 0; s < w->segment_count; s++) {
+        const dc_segment_t segment = w->segments[s];
+        for (uint32_t k = 0; k < segment.length; k++) {
+            const size_t i = segment.old_start + k, j = segment.new_start + k;
+            const bool flag = w->layout != NULL ? dc_contents_differ(w->layout, i, j) : dc_bytes_need_compare(w->bytes, i, j);
+            DC_CHECK(dc_bit_get(flags, j) == flag, "a pair is flagged exactly when its contents (rows) or bytes differ");
+            expected += flag;
+        }
+    }
+    size_t marked = 0;
+    for (size_t j = 0; j < w->n; j++) marked += dc_bit_get(flags, j);
+    DC_CHECK(marked == expected, "only paired rows are flagged");
+}
+#endif
+
 /* dc_match_carried(), with `layout` dc_match_carried_rows(), and with `bytes`
  * dc_match_carried_bytes() (keys_out is then input->new_keys; *keys_ready says how many of
  * them the walk wrote). */
@@ -662,36 +675,8 @@ static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size,
     ws->walk_segments = walker.walk_segments;
     dc_check_segments(ws);
 #ifdef DC_INTERNAL_CHECKS
-    if (layout != NULL) {
-        size_t differing = 0;
-        for (size_t s = 0; s < walker.segment_count; s++) {
-            const dc_segment_t segment = walker.segments[s];
-            for (uint32_t k = 0; k < segment.length; k++) {
-                const bool differ = dc_contents_differ(layout, segment.old_start + k, segment.new_start + k);
-                DC_CHECK(dc_bit_get(walker.updated, segment.new_start + k) == differ,
-                         "a row is marked updated exactly when its pair's contents differ");
-                differing += differ;
-            }
-        }
-        size_t marked = 0;
-        for (size_t j = 0; j < n; j++) marked += dc_bit_get(walker.updated, j);
-        DC_CHECK(marked == differing, "only paired rows are marked updated");
-    }
-    if (bytes != NULL) {
-        size_t flagged = 0;
-        for (size_t s = 0; s < walker.segment_count; s++) {
-            const dc_segment_t segment = walker.segments[s];
-            for (uint32_t k = 0; k < segment.length; k++) {
-                const bool need = dc_bytes_need_compare(bytes, segment.old_start + k, segment.new_start + k);
-                DC_CHECK(dc_bit_get(candidates, segment.new_start + k) == need,
-                         "a pair is a candidate exactly when its bytes differ or its old row is unequal to itself");
-                flagged += need;
-            }
-        }
-        size_t marked = 0;
-        for (size_t j = 0; j < n; j++) marked += dc_bit_get(candidates, j);
-        DC_CHECK(marked == flagged, "only paired rows are candidates");
-    }
+    if (layout != NULL) dc_check_pair_flags(&walker, walker.updated);
+    if (bytes != NULL) dc_check_pair_flags(&walker, candidates);
 #endif
     ws->state = DC_STATE_MATCHED;
     *matched = true;
