@@ -339,11 +339,10 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
     DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
-    const bool differs = dc_block_differs(old_row, new_row, stride);
     const unsigned char *identity = new_row + layout->identity_offset;
     for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = dc_load_field(identity + b * stride);
     if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
-    if (!differs) return DC_FOLLOW_BLOCK;
+    if (!dc_block_differs(old_row, new_row, stride)) return DC_FOLLOW_BLOCK;
     uint32_t other = 0, changed = 0;
     const size_t identity_offset = layout->identity_offset;
     for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {

@@ -243,7 +243,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // compares their contents (below); its common prefix costs what measuring one here
         // would. Other rows, appended or changed only near the end: a long prefix of equal
         // rows pairs in place, as in a one-shot diff, and only the rest is keyed and paired.
-        let layout = identityHashBits == 0 && carried.isUsable ? (adapter as? any _IntegerRowLayout)?._integerLayout : nil
+        let integerLayout = (adapter as? any _IntegerRowLayout)?._integerLayout
+        let layout = identityHashBits == 0 && carried.isUsable ? integerLayout : nil
         let prefix = hasPrevious && layout == nil ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
         let longer = Swift.max(previousRows.count, new.count)
         if prefix > 0 && (longer - prefix) * Self.restFraction <= longer {
@@ -253,7 +254,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // Rows compared as bytes need to know which previous rows were unequal to themselves;
         // not while the carried set cannot pair (repeated identities), so that such calls
         // make no pass for it. The first call builds the set, so it records them.
-        let tracksSelfUnequal = layout == nil && comparesBytes && (carried.isUsable || !hasPrevious)
+        let tracksSelfUnequal = integerLayout == nil && comparesBytes && (carried.isUsable || !hasPrevious)
         if tracksSelfUnequal { Self.resize(&nextSelfUnequal, to: (new.count + 63) / 64) }
         defer {
             previousRows = snapshot
