@@ -551,6 +551,39 @@ struct NamedRow: Hashable, CustomStringConvertible {
         #expect(differ.carriedPairings == 39)
     }
 
+    /// Rows compared as bytes whose identity is unequal to itself (a `Double` identity
+    /// holding NaN) never pair, as in a one-shot diff, though their bytes did not change:
+    /// through a key path to the identity and as whole `Hashable` values. NaNs of distinct
+    /// payloads have distinct keys, so the carried set is usable and the bytes walk meets
+    /// them; the identity check of its candidates sends those diffs to the passes.
+    @Test func identitiesUnequalToThemselvesNeverPair() throws {
+        struct Scored: Equatable { var score: Double; var name: Int }
+        var generator = SeededGenerator(seed: 0x5C_0AE)
+        let scores = KeyPathAdapter(identity: \Scored.score, content: \.name), values = HashableAdapter<Double>()
+        let scored = Differ(keepingPreviousSnapshotOf: scores), valued = Differ(keepingPreviousSnapshotOf: values)
+        var nextID = 0
+        var rows = (0..<300).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
+        var previousScored: [Scored] = [], previousValues: [Double] = []
+        var unpairedNaNs = 0
+        for step in 0..<30 {
+            if step > 0 {
+                var seen = Set<Int>()
+                rows = Self.evolve(rows, nextID: &nextID, using: &generator).filter { seen.insert($0.id).inserted }
+            }
+            // NaNs of distinct payloads: distinct keys, so the carried set can pair the rows.
+            func score(_ row: TestRow) -> Double { row.id % 11 == 0 ? Double(nan: UInt64(row.id), signaling: false) : Double(row.id) }
+            let nextScored = rows.map { Scored(score: score($0), name: $0.content) }
+            let nextValues = rows.map { score($0) + Double($0.content) / 1_000 }
+            let scoredUpdate = scored.diff(nextScored), valuedUpdate = valued.diff(nextValues)
+            #expect(scoredUpdate.changeset == (try diff(previousScored, nextScored, using: scores)), "step \(step)")
+            #expect(valuedUpdate.changeset == (try diff(previousValues, nextValues, using: values)), "step \(step)")
+            unpairedNaNs += valuedUpdate.changeset.insertions.count { nextValues[$0].isNaN }
+            previousScored = nextScored
+            previousValues = nextValues
+        }
+        #expect(unpairedNaNs > 100)
+    }
+
     /// Rows appended in small steps take the prefix way, which keeps the prefix's keys where
     /// they are, until the carried set outgrows its capacity and is rebuilt from the kept
     /// keys. The rows at the front changed just before, so keys the differ held earlier

@@ -316,6 +316,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         adapter is any _ValueRowAdapter && MemoryLayout<Adapter.Row>.stride % 8 == 0 && identityHashBits == 0
     }
 
+    /// Whether the adapter finds the row unequal to itself, in identity or in content (a
+    /// `Double` holding NaN): equal bytes then do not make it equal to its previous row.
+    @inlinable
+    static func isUnequalToItself(_ row: UnsafePointer<Adapter.Row>, _ adapter: Adapter) -> Bool {
+        !adapter._identitiesEqual(at: row, row) || !adapter._contentsEqual(at: row, row)
+    }
+
     /// Sets `nextSelfUnequal` (sized) for every row of `new`: the bits of the rows the adapter
     /// finds unequal to themselves.
     @inlinable
@@ -324,7 +331,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         nextSelfUnequal.withUnsafeMutableBufferPointer { bits in
             bits.update(repeating: 0)
             guard let base = new.baseAddress else { return }
-            for index in new.indices where !adapter._contentsEqual(at: base + index, base + index) {
+            for index in new.indices where Self.isUnequalToItself(base + index, adapter) {
                 bits[index &>> 6] |= 1 &<< UInt64(index & 63)
             }
         }
@@ -339,7 +346,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// could not, or paired two rows whose hashed keys collide).
     @inlinable
     func pairAsBytes(_ new: UnsafeBufferPointer<Adapter.Row>) -> Bool {
-        let adapter = adapter, exact = adapter.identityKeysAreExact
+        let adapter = adapter
         Self.resize(&candidateRows, to: (new.count + 63) / 64)
         return previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
@@ -357,14 +364,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                                     adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
                                                               to: UnsafeMutableBufferPointer(rebasing: newKeys[from..<to]))
                                     let base = new.baseAddress!
-                                    for index in from..<to where !adapter._contentsEqual(at: base + index, base + index) {
+                                    for index in from..<to where Self.isUnequalToItself(base + index, adapter) {
                                         newSelfUnequal[index &>> 6] |= 1 &<< UInt64(index & 63)
                                     }
                                 }
                                 guard matched, let runs = workspace.pairedRuns else { return false }
                                 return Self.markCandidates(old.baseAddress!, new.baseAddress!, runs: runs,
                                                            candidates: UnsafeBufferPointer(candidates),
-                                                           verifyingIdentities: !exact, adapter, on: workspace)
+                                                           adapter, on: workspace)
                             }
                         }
                     }
@@ -375,11 +382,12 @@ public final class Differ<Adapter: IdentifyingAdapter> {
 
     /// Compares the candidate pairs of a match as bytes (`runs` are its pairing) with the
     /// adapter and marks the updated ones on `workspace`; false when a candidate pair's
-    /// identities differ (hashed keys collided).
+    /// identities differ (hashed keys collided, or an identity is unequal to itself, which
+    /// its key cannot tell), so that the passes pair the rows by identity instead.
     @inlinable
     static func markCandidates(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>,
                                runs: UnsafeBufferPointer<UInt32>, candidates: UnsafeBufferPointer<UInt64>,
-                               verifyingIdentities: Bool, _ adapter: Adapter, on workspace: _DiffWorkspace) -> Bool {
+                               _ adapter: Adapter, on workspace: _DiffWorkspace) -> Bool {
         var bits: UnsafeMutableBufferPointer<UInt64>?
         for run in stride(from: 0, to: runs.count, by: 3) {
             let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), end = newStart + Int(runs[run + 2])
@@ -391,7 +399,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 while flagged != 0 {
                     let newIndex = word &* 64 &+ flagged.trailingZeroBitCount
                     let oldRow = old + (oldStart &+ newIndex &- newStart), newRow = new + newIndex
-                    if verifyingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
+                    if !adapter._identitiesEqual(at: oldRow, newRow) { return false }
                     if !adapter._contentsEqual(at: oldRow, newRow) {
                         if bits == nil { bits = workspace.updateBitmap() }
                         bits![newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
