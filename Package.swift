@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+let probes: [SwiftSetting] = [.define("DIFFENGINE_PROBES", .when(configuration: .debug))]
+
 let package = Package(
     name: "DiffEngine",
     // Generic types with parameter packs (`KeyPathAdapter`) need the Swift 5.9 runtime,
@@ -32,9 +34,12 @@ let package = Package(
                 .define("DC_BUILTIN_XXH3", .when(platforms: [.iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
             ]
         ),
-        .target(name: "DiffEngine", dependencies: ["CDiffCore"]),
+        // DIFFENGINE_PROBES: counters of which way a diff went, for the tests; debug builds
+        // only, so that no release call pays for them.
+        .target(name: "DiffEngine", dependencies: ["CDiffCore"], swiftSettings: probes),
         .target(name: "DiffEngineTestSupport", dependencies: ["DiffEngine"]),
-        .testTarget(name: "DiffEngineTests", dependencies: ["DiffEngine", "DiffEngineTestSupport", "CDiffCore"]),
+        .testTarget(name: "DiffEngineTests", dependencies: ["DiffEngine", "DiffEngineTestSupport", "CDiffCore"],
+                    swiftSettings: probes),
     ],
     cLanguageStandard: .c11
 )

@@ -2,7 +2,6 @@
 // inlinable engine reaches it through @usableFromInline entry points whose signatures
 // use Swift types only, and every pointer handed to C lives only inside the call.
 internal import CDiffCore
-internal import CDiffCore.Testing
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -180,15 +179,14 @@ internal final class _DiffWorkspace {
     }
 
     /// Pass 1: pairs rows by identity key. `identityEqual`, when given, verifies rows with
-    /// equal keys; `keyBits` (testing) keeps only that many low bits of every key.
+    /// equal keys.
     /// - Returns: false (and no pairing) when `collisionBudget` (0: none) failed identity
     ///   checks were exceeded: many distinct identities share keys, so the caller re-keys.
     @usableFromInline
     @discardableResult
     func match(
         oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?,
-        collisionBudget: Int = 0
+        identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, collisionBudget: Int = 0
     ) -> Bool {
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
@@ -201,9 +199,7 @@ internal final class _DiffWorkspace {
                 new_keys: newKeys.baseAddress, new_count: newKeys.count,
                 identity_equal: function, context: context,
                 placement_seed: _placementSeed, collision_budget: collisionBudget)
-            // Weakened keys are a testing knob, fenced in the core's Testing submodule.
-            return keyBits == 0 ? dc_match(workspace, capacity, &input)
-                : dc_match_weakened(workspace, capacity, &input, UInt32(keyBits))
+            return dc_match(workspace, capacity, &input)
         }
         if status == DC_ERR_TOO_MANY_COLLISIONS { return false }
         _check(status, "dc_match")
@@ -328,9 +324,10 @@ internal final class _CarriedKeys {
     fileprivate var size = 0
     /// Whether the set holds the last snapshot's keys, all distinct.
     @usableFromInline private(set) var isUsable = false
-    /// Diffs paired from the carried keys (for tests).
+    #if DIFFENGINE_PROBES
+    /// Diffs paired from the carried keys: a probe for tests, in debug builds only.
     @usableFromInline var pairings = 0
-    private var keyBits = 0
+    #endif
     private var rebuildInterval = 0
     private var diffsUntilRebuild = 0
 
@@ -351,9 +348,9 @@ internal final class _CarriedKeys {
         diffsUntilRebuild = 0
     }
 
-    /// Makes the set hold `keys` (cut to `keyBits` low bits when not 0).
+    /// Makes the set hold `keys`.
     @usableFromInline
-    func rebuild(_ keys: UnsafeBufferPointer<UInt64>, keyBits: Int) {
+    func rebuild(_ keys: UnsafeBufferPointer<UInt64>) {
         let needed = dc_key_set_size(keys.count)
         precondition(needed != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         if size < needed {
@@ -362,9 +359,8 @@ internal final class _CarriedKeys {
             size = needed
         }
         var distinct = false
-        _check(dc_key_set_build(memory, size, keys.baseAddress, keys.count, UInt32(keyBits), _placementSeed, &distinct),
+        _check(dc_key_set_build(memory, size, keys.baseAddress, keys.count, 0, _placementSeed, &distinct),
                "dc_key_set_build")
-        self.keyBits = keyBits
         isUsable = distinct
         if distinct {
             rebuildInterval = 0
@@ -378,9 +374,8 @@ internal final class _CarriedKeys {
     /// the set hold `newKeys`, by the rows deleted and inserted when it can, else by a
     /// rebuild (put off while the snapshots repeat identities).
     @usableFromInline
-    func carry(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
-               by changeset: Changeset, keyBits: Int) {
-        if !update(from: oldKeys, to: newKeys, by: changeset, keyBits: keyBits) { rebuild(newKeys, keyBits: keyBits) }
+    func carry(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>, by changeset: Changeset) {
+        if !update(from: oldKeys, to: newKeys, by: changeset) { rebuild(newKeys) }
     }
 
     /// `carry` without its rebuild: false when the set must be rebuilt from the new keys.
@@ -388,8 +383,8 @@ internal final class _CarriedKeys {
     /// rows' keys where the caller knows the others (a prefix it keeps).
     @usableFromInline
     func update(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
-                by changeset: Changeset, keyBits: Int) -> Bool {
-        if isUsable && keyBits == self.keyBits {
+                by changeset: Changeset) -> Bool {
+        if isUsable {
             var distinct = false
             let status = changeset.deletions.withUnsafeBufferPointer { deleted in
                 changeset.insertions.withUnsafeBufferPointer { inserted in
@@ -413,22 +408,18 @@ extension _DiffWorkspace {
     /// they cannot carry this diff, and the caller matches as usual.
     @usableFromInline
     func matchCarried(
-        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-        keyBits: Int, identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, carried: _CarriedKeys
+        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>, carried: _CarriedKeys
     ) -> Bool {
         guard carried.isUsable else { return false }
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         let workspace = reserve(size)
         var matched = false
-        let status = _withEquality(identityEqual) { function, context in
-            var input = dc_match_input_t(
-                old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
-                new_keys: newKeys.baseAddress, new_count: newKeys.count,
-                identity_equal: function, context: context,
-                placement_seed: _placementSeed, collision_budget: 0)
-            return dc_match_carried(workspace, capacity, &input, UInt32(keyBits), carried.memory, &matched)
-        }
+        var input = dc_match_input_t(
+            old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
+            new_keys: newKeys.baseAddress, new_count: newKeys.count,
+            identity_equal: nil, context: nil, placement_seed: _placementSeed, collision_budget: 0)
+        let status = dc_match_carried(workspace, capacity, &input, 0, carried.memory, &matched)
         _check(status, "dc_match_carried")
         if matched {
             oldCount = oldKeys.count
@@ -538,7 +529,7 @@ private func _pairs(_ buffer: UnsafeMutableBufferPointer<IndexPair>) -> UnsafeMu
 ///   identity checks failed, so that the caller re-keys.
 @usableFromInline
 internal func _markRepeats(
-    keys: UnsafeBufferPointer<UInt64>, side: DiffSide, keyBits: Int,
+    keys: UnsafeBufferPointer<UInt64>, side: DiffSide,
     identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)?, collisionBudget: Int = 0
 ) -> [Bool]?? {
     var flags = [UInt8](repeating: 0, count: keys.count)
@@ -546,10 +537,10 @@ internal func _markRepeats(
     let status = _withScratch(dc_repeats_workspace_size(keys.count)) { workspace, size in
         _withEquality(identityEqual) { function, context in
             flags.withUnsafeMutableBufferPointer { flagBuffer in
-                dc_mark_repeats_weakened(workspace, size, keys.baseAddress, keys.count,
-                                         UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
-                                         function, context, UInt32(keyBits), _placementSeed, collisionBudget,
-                                         flagBuffer.baseAddress, &repeats)
+                dc_mark_repeats(workspace, size, keys.baseAddress, keys.count,
+                                UInt32(side == .old ? DC_SIDE_OLD : DC_SIDE_NEW),
+                                function, context, _placementSeed, collisionBudget,
+                                flagBuffer.baseAddress, &repeats)
             }
         }
     }

@@ -49,10 +49,6 @@ public struct DiffOptions: Sendable, Hashable {
 
     @usableFromInline
     internal var parallelThreshold = DiffOptions.parallelRowThreshold
-    /// Testing: keep only this many low bits of every identity hash (0 keeps all), so that
-    /// identity collisions are common and the verification path is exercised.
-    @usableFromInline
-    internal var identityHashBits: Int = 0
 
     /// Creates options.
     /// - Parameters:
@@ -82,20 +78,6 @@ public struct DiffOptions: Sendable, Hashable {
             parallelThreshold = newValue
         }
     }
-
-    /// Testing only: keeps `bits` (1...63) low bits of each identity hash, or all with 0.
-    /// Collisions then happen all the time; results must not change.
-    @_spi(Testing)
-    public var weakenedIdentityHashBits: Int {
-        get { identityHashBits }
-        set { identityHashBits = _checkedHashBits(newValue) }
-    }
-}
-
-/// A testing key-bit count, checked: 0 keeps every bit, 1...63 keep that many low bits.
-func _checkedHashBits(_ bits: Int) -> Int {
-    precondition((0...63).contains(bits), "weakenedIdentityHashBits must be in 0...63")
-    return bits
 }
 
 /// The error of `DuplicatePolicy.reject`: an identity occurs twice on one side.

@@ -85,19 +85,18 @@ internal func _repeats<Adapter: RowAdapter>(
 ) -> [Bool]? {
     var keys = [UInt64](repeating: 0, count: rows.count)
     keys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: rows, to: $0) }
-    let verify = !adapter.identityKeysAreExact || options.identityHashBits != 0
+    let verify = !adapter.identityKeysAreExact
     let identityEqual: ((DiffSide, Int, DiffSide, Int) -> Bool)? =
         verify ? { _, a, _, b in adapter.identitiesEqual(rows[a], rows[b]) } : nil
-    let budget = verify && options.identityHashBits == 0 ? _collisionBudget(rows: rows.count) : 0
+    let budget = verify ? _collisionBudget(rows: rows.count) : 0
     if let flags = keys.withUnsafeBufferPointer({ keyBuffer in
-        _markRepeats(keys: keyBuffer, side: side, keyBits: options.identityHashBits,
-                     identityEqual: identityEqual, collisionBudget: budget)
+        _markRepeats(keys: keyBuffer, side: side, identityEqual: identityEqual, collisionBudget: budget)
     }) {
         return flags
     }
     _ = keys.withUnsafeMutableBufferPointer { adapter.writeSeededIdentityKeys(of: rows, to: $0) }
     return keys.withUnsafeBufferPointer { keyBuffer in
-        _markRepeats(keys: keyBuffer, side: side, keyBits: 0, identityEqual: identityEqual)!
+        _markRepeats(keys: keyBuffer, side: side, identityEqual: identityEqual)!
     }
 }
 
@@ -255,7 +254,7 @@ internal func _withMatchedRows<Adapter: RowAdapter, Result>(
 
     return _runPasses(
         workspace, oldKeys: UnsafeBufferPointer(oldKeys), newKeys: UnsafeBufferPointer(newKeys),
-        identities: .rows(oldRest, newRest, adapter, keyBits: options.identityHashBits),
+        identities: .rows(oldRest, newRest, adapter),
         updates: _ContentUpdates(oldRest, newRest, adapter, inParallel: parallel), finish: finish
     ) { workspace, counts in body(workspace, prefix, counts) }
 }

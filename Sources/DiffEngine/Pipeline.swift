@@ -10,18 +10,15 @@
 internal struct _IdentityCheck {
     /// Keys are the identities (integer ids): nothing to verify.
     @usableFromInline let exact: Bool
-    /// Testing: keys cut to this many bits, every match verified.
-    @usableFromInline let keyBits: Int
     /// Whether row `a` of one side and row `b` of another have one identity.
     @usableFromInline let equal: (DiffSide, Int, DiffSide, Int) -> Bool
     /// Writes per-process secret keys for both sides; false when there are none.
     @usableFromInline let seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool
 
     @inlinable
-    init(exact: Bool, keyBits: Int, equal: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
+    init(exact: Bool, equal: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
          seededKeys: @escaping (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool) {
         self.exact = exact
-        self.keyBits = keyBits
         self.equal = equal
         self.seededKeys = seededKeys
     }
@@ -29,10 +26,10 @@ internal struct _IdentityCheck {
     /// The check of rows read through `adapter`.
     @inlinable
     static func rows<Adapter: RowAdapter>(
-        _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter, keyBits: Int
+        _ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter
     ) -> _IdentityCheck {
         _IdentityCheck(
-            exact: adapter.identityKeysAreExact, keyBits: keyBits,
+            exact: adapter.identityKeysAreExact,
             equal: { aSide, a, bSide, b in
                 adapter._identitiesEqual(at: (aSide == .old ? old : new).baseAddress.unsafelyUnwrapped + a,
                                          (bSide == .old ? old : new).baseAddress.unsafelyUnwrapped + b)
@@ -238,18 +235,17 @@ internal func _runPasses<Updates: _UpdateMarking, Result>(
         marked = markedWhilePairing
     } else if let identities {
         marked = _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact,
-                                 keyBits: identities.keyBits, identityEqual: identities.equal,
-                                 seededKeys: identities.seededKeys, updates: updates)
+                                 identityEqual: identities.equal, seededKeys: identities.seededKeys, updates: updates)
     } else {
-        workspace.match(oldKeys: oldKeys, newKeys: newKeys, keyBits: 0, identityEqual: nil)
+        workspace.match(oldKeys: oldKeys, newKeys: newKeys, identityEqual: nil)
     }
     if !marked { updates.mark(on: workspace) }
     return read(workspace, moves.map { workspace.finish($0) })
 }
 
 /// Pairs rows from carried keys, under the same collision policy as `_pairByIdentity`:
-/// with weakened keys every match is verified; hashed keys pair by key and then every pair
-/// is verified, and a failure (a real collision) leaves the pairing to `_pairByIdentity`.
+/// hashed keys pair by key and then every pair is verified, and a failure (a real
+/// collision) leaves the pairing to `_pairByIdentity`.
 /// Where `updates` reads the pairs anyway, it verifies them as it marks them: one pass over
 /// the rows instead of two.
 /// - Returns: nil when the workspace does not hold the pairing; else whether it holds the
@@ -259,13 +255,9 @@ internal func _pairCarried<Updates: _UpdateMarking>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
     identities: _IdentityCheck?, carried: _CarriedKeys, updates: Updates
 ) -> Bool? {
-    let keyBits = identities?.keyBits ?? 0
-    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, keyBits: keyBits,
-                                 identityEqual: keyBits != 0 ? identities?.equal : nil, carried: carried) else {
-        return nil
-    }
+    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, carried: carried) else { return nil }
     var marked = false
-    if let identities, !identities.exact, keyBits == 0 {
+    if let identities, !identities.exact {
         if let held = updates.markCheckingIdentities(on: workspace) {
             if !held { return nil }
             marked = true
@@ -277,7 +269,9 @@ internal func _pairCarried<Updates: _UpdateMarking>(
             if !hold { return nil }
         }
     }
+    #if DIFFENGINE_PROBES
     carried.pairings += 1
+    #endif
     return marked
 }
 
@@ -292,7 +286,6 @@ internal func _pairCarried<Updates: _UpdateMarking>(
 ///   rows are then re-keyed with `seededKeys` (a per-process secret hash nobody can craft
 ///   collisions for) and paired with every key match verified; an adapter without seeded
 ///   keys is paired on its own keys, every match verified.
-/// - `keyBits` (testing): keys cut to that many bits, every match verified.
 ///
 /// - Parameters:
 ///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
@@ -304,16 +297,12 @@ internal func _pairCarried<Updates: _UpdateMarking>(
 internal func _pairByIdentity<Updates: _UpdateMarking>(
     _ workspace: _DiffWorkspace,
     oldKeys old: UnsafeBufferPointer<UInt64>, newKeys new: UnsafeBufferPointer<UInt64>,
-    exact: Bool, keyBits: Int,
+    exact: Bool,
     identityEqual: @escaping (DiffSide, Int, DiffSide, Int) -> Bool,
     seededKeys: (UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt64>) -> Bool,
     updates: Updates
 ) -> Bool {
-    if keyBits != 0 {
-        workspace.match(oldKeys: old, newKeys: new, keyBits: keyBits, identityEqual: identityEqual)
-        return false
-    }
-    workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: nil)
+    workspace.match(oldKeys: old, newKeys: new, identityEqual: nil)
     if exact { return false }
     if let held = updates.markCheckingIdentities(on: workspace) {
         if held { return true }
@@ -326,12 +315,12 @@ internal func _pairByIdentity<Updates: _UpdateMarking>(
     }
     guard seeded else {
         // The adapter's own keys collide: slow if many do, as its contract says, but exact.
-        workspace.match(oldKeys: old, newKeys: new, keyBits: 0, identityEqual: identityEqual)
+        workspace.match(oldKeys: old, newKeys: new, identityEqual: identityEqual)
         return false
     }
     oldSeeded.withUnsafeBufferPointer { oldBuffer in
         newSeeded.withUnsafeBufferPointer { newBuffer in
-            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, keyBits: 0, identityEqual: identityEqual)
+            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, identityEqual: identityEqual)
         }
     }
     return false

@@ -14,6 +14,15 @@ enum DifferState: CustomStringConvertible, CaseIterable {
         }
     }
 
+    /// A differ kept this way over `adapter`, or over its keys cut to `weakBits` bits
+    /// (`WeakenedKeys`) when that is not 0, behind one type so that a test body runs on both.
+    func make<Adapter: ContentHashingAdapter & IdentifyingAdapter>(
+        _ adapter: Adapter, moves: MoveMode, weakBits: Int
+    ) -> TestDiffer<Adapter.Row, Adapter.Identity> {
+        weakBits == 0 ? TestDiffer(make(adapter, moves: moves))
+            : TestDiffer(make(WeakenedKeys(adapter, bits: weakBits), moves: moves))
+    }
+
     var description: String {
         switch self {
         case .previousSnapshot: "previous snapshot"
@@ -21,6 +30,31 @@ enum DifferState: CustomStringConvertible, CaseIterable {
         case .hashesAndIdentities: "hashes and identities"
         }
     }
+}
+
+/// A `Differ` of any adapter over `Row`: one test body runs on an adapter and on the same
+/// adapter with weakened keys.
+struct TestDiffer<Row, Identity: Hashable> {
+    private let diffRows: ([Row]) -> DifferUpdate<Identity>
+    private let probes: () -> (carried: Int, inPlace: Int, afterPrefix: Int)
+
+    init<Adapter: IdentifyingAdapter>(_ differ: Differ<Adapter>) where Adapter.Row == Row, Adapter.Identity == Identity {
+        diffRows = { differ.diff($0) }
+        probes = { (differ.carriedPairings, differ.pairedInPlace, differ.pairedAfterPrefix) }
+    }
+
+    /// A differ keeping the previous snapshot of `adapter`, its keys cut to `weakBits` bits
+    /// unless that is 0.
+    static func snapshot<Adapter: IdentifyingAdapter>(_ adapter: Adapter, moves: MoveMode, weakBits: Int) -> Self
+    where Adapter.Row == Row, Adapter.Identity == Identity {
+        weakBits == 0 ? TestDiffer(Differ(keepingPreviousSnapshotOf: adapter, moves: moves))
+            : TestDiffer(Differ(keepingPreviousSnapshotOf: WeakenedKeys(adapter, bits: weakBits), moves: moves))
+    }
+
+    func diff(_ rows: [Row]) -> DifferUpdate<Identity> { diffRows(rows) }
+    var carriedPairings: Int { probes().carried }
+    var pairedInPlace: Int { probes().inPlace }
+    var pairedAfterPrefix: Int { probes().afterPrefix }
 }
 
 /// A model whose `hash(into:)` hashes only `id` while `==` compares every field: the usual
@@ -50,8 +84,7 @@ struct WideRow: CustomStringConvertible {
     func streamsReproduceEverySnapshot(mode: MoveMode, state: DifferState, weakBits: Int) {
         var generator = SeededGenerator(seed: 0xD1FF_E4 &+ UInt64(weakBits))
         for stream in 0..<300 {
-            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode)
-            differ.weakenedIdentityHashBits = weakBits
+            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode, weakBits: weakBits)
             var previous: [TestRow] = []
             for step in 0..<12 {
                 let next = step == 0 ? makeScenario(.random(using: &generator), using: &generator).old
@@ -299,12 +332,9 @@ struct NamedRow: Hashable, CustomStringConvertible {
         let namedPaths = KeyPathAdapter(identity: \Named.name, content: \.content)
         var expected = (afterPrefix: 0, inPlace: 0), taken = (afterPrefix: 0, inPlace: 0)
         for _ in 0..<12 {
-            let fields = Differ(keepingPreviousSnapshotOf: keyPaths, moves: mode)
-            let models = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: mode)
-            let named = Differ(keepingPreviousSnapshotOf: namedPaths, moves: mode)
-            fields.weakenedIdentityHashBits = weakBits
-            models.weakenedIdentityHashBits = weakBits
-            named.weakenedIdentityHashBits = weakBits
+            let fields = TestDiffer.snapshot(keyPaths, moves: mode, weakBits: weakBits)
+            let models = TestDiffer.snapshot(IdentifiableAdapter<TestRow>(), moves: mode, weakBits: weakBits)
+            let named = TestDiffer.snapshot(namedPaths, moves: mode, weakBits: weakBits)
             var nextID = 0
             // Ids from a small range now and then: repeated identities, in the prefix and after it.
             func newRow() -> TestRow {
@@ -343,7 +373,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
                 if step > 0 {
                     let prefix = zip(previous, rows).prefix { $0 == $1 }.count
                     let longer = Swift.max(previous.count, rows.count)
-                    if weakBits == 0 && previous.count == rows.count && zip(previous, rows).allSatisfy({ $0.id == $1.id }) {
+                    if previous.count == rows.count && zip(previous, rows).allSatisfy({ $0.id == $1.id }) {
                         expected.inPlace += 1
                     } else if prefix > 0 && (longer - prefix) * 8 <= longer {
                         expected.afterPrefix += 1
@@ -408,8 +438,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
         var generator = SeededGenerator(seed: 0xCA_44_1ED &+ UInt64(weakBits))
         var carriedTotal = 0, updates = 0
         for _ in 0..<60 {
-            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode)
-            differ.weakenedIdentityHashBits = weakBits
+            let differ = state.make(IdentifiableAdapter<TestRow>(), moves: mode, weakBits: weakBits)
             var nextID = 0
             var rows = (0..<(weakBits == 0 ? 120 : 24)).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
             var previous: [TestRow] = []
@@ -465,8 +494,7 @@ struct NamedRow: Hashable, CustomStringConvertible {
     func stringIdentities(weakBits: Int) throws {
         var generator = SeededGenerator(seed: 0x57_1D &+ UInt64(weakBits))
         let adapter = KeyPathAdapter(identity: \NamedRow.name, content: \.content)
-        let differ = Differ(keepingPreviousSnapshotOf: adapter)
-        differ.weakenedIdentityHashBits = weakBits
+        let differ = TestDiffer.snapshot(adapter, moves: .minimal, weakBits: weakBits)
         var nextID = 0
         var rows = (0..<40).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
         var previous: [NamedRow] = []

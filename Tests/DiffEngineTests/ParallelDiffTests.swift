@@ -25,9 +25,9 @@ private struct Titled: Identifiable, Equatable {
         for round in 0..<400 {
             let scenario = makeScenario(.random(using: &generator), using: &generator)
             // Every other round with identity hashes cut to 6 bits: collisions on both threads.
-            parallel.weakenedIdentityHashBits = round % 2 == 0 ? 0 : 6
             let expected = try diff(scenario.old, scenario.new, options: sequential)
-            let answer = try diff(scenario.old, scenario.new, options: parallel)
+            let answer = round % 2 == 0 ? try diff(scenario.old, scenario.new, options: parallel)
+                : try diff(scenario.old, scenario.new, using: WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: 6), options: parallel)
             #expect(answer == expected)
             #expect(checkChangeset(answer, old: scenario.old, new: scenario.new, mode: mode).isEmpty)
             #expect(try diff(scenario.old, scenario.new, using: keyPaths, options: parallel)

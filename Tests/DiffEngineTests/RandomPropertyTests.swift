@@ -36,10 +36,9 @@ import Testing
     /// Identities collide all the time: only 3 bits of each key are kept.
     @Test(arguments: MoveMode.allCases)
     func weakenedHashStillMatchesTheReference(mode: MoveMode) {
-        var options = DiffOptions(moves: mode)
-        options.weakenedIdentityHashBits = 3
+        let weakened = WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: 3)
         Self.run(seed: 0xBAD_0001) { old, new in
-            let changes = try! diff(old, new, options: options)
+            let changes = try! diff(old, new, using: weakened, options: DiffOptions(moves: mode))
             return checkChangeset(changes, old: old, new: new, mode: mode)
         }
     }
@@ -76,13 +75,13 @@ import Testing
 
     @Test(arguments: MoveMode.allCases)
     func firstWinsDropsLaterRepeatsAndDiffsTheRest(mode: MoveMode) {
-        var options = DiffOptions(moves: mode, duplicates: .firstWins)
+        let options = DiffOptions(moves: mode, duplicates: .firstWins)
         Self.run(seed: 0xF125_7) { old, new in
             let sameIdentity: (TestRow, TestRow) -> Bool = { $0.id == $1.id }
             let (keptOld, droppedOld) = referenceDeduplicate(old, sameIdentity: sameIdentity)
             let (keptNew, droppedNew) = referenceDeduplicate(new, sameIdentity: sameIdentity)
-            options.weakenedIdentityHashBits = old.count % 2 == 0 ? 0 : 2
-            let changes = try! diff(old, new, options: options)
+            let changes = old.count % 2 == 0 ? try! diff(old, new, options: options)
+                : try! diff(old, new, using: WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: 2), options: options)
             var problems = checkChangeset(changes, old: keptOld, new: keptNew, mode: mode)
             if changes.droppedOld != droppedOld { problems.append("droppedOld \(String(describing: changes.droppedOld)), expected \(droppedOld)") }
             if changes.droppedNew != droppedNew { problems.append("droppedNew \(String(describing: changes.droppedNew)), expected \(droppedNew)") }
@@ -216,9 +215,9 @@ import Testing
                         }
                     }
                 }
-                var options = DiffOptions()
-                options.weakenedIdentityHashBits = weakenedBits
-                var problems = checkChangeset(try! diff(old, new, options: options), old: old, new: new, mode: .minimal)
+                let changes = weakenedBits == 0 ? try! diff(old, new)
+                    : try! diff(old, new, using: WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: weakenedBits))
+                var problems = checkChangeset(changes, old: old, new: new, mode: .minimal)
                 if weakenedBits == 0 {
                     let flat = diff(oldKeys: old.map { $0.id.stableHash }, newKeys: new.map { $0.id.stableHash },
                                     oldContentHashes: old.map { $0.content.stableHash },

@@ -10,7 +10,7 @@ import Testing
         var sizes: [Int] = []
         for count in stride(from: 1_000, through: 3_000, by: 10) {
             let keys = (0..<count).map { UInt64($0) }
-            keys.withUnsafeBufferPointer { workspace.match(oldKeys: $0, newKeys: $0, keyBits: 0, identityEqual: nil) }
+            keys.withUnsafeBufferPointer { workspace.match(oldKeys: $0, newKeys: $0, identityEqual: nil) }
             _ = workspace.keyBuffer(count: 2 * count)
             if sizes.last != workspace.allocatedBytes { sizes.append(workspace.allocatedBytes) }
         }
@@ -19,7 +19,7 @@ import Testing
         // Never more than half again what the largest diff needs (plus the first size).
         let fresh = _DiffWorkspace()
         let keys = (0..<3_000).map { UInt64($0) }
-        keys.withUnsafeBufferPointer { fresh.match(oldKeys: $0, newKeys: $0, keyBits: 0, identityEqual: nil) }
+        keys.withUnsafeBufferPointer { fresh.match(oldKeys: $0, newKeys: $0, identityEqual: nil) }
         _ = fresh.keyBuffer(count: 6_000)
         let needed = fresh.allocatedBytes
         #expect(sizes.last! <= needed * 3 / 2 + 64, "\(sizes.last!) for \(needed)")

@@ -99,9 +99,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var hasPrevious = false
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline let carried = _CarriedKeys()
-    @usableFromInline var identityHashBits = 0
+    #if DIFFENGINE_PROBES
     @usableFromInline var inPlacePairings = 0
     @usableFromInline var prefixPairings = 0
+    #endif
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
     /// adapter's equality: its answers equal a one-shot diff's for every adapter.
@@ -127,34 +128,24 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         self.keepsIdentities = keepsIdentities
     }
 
-    /// Testing only: keep `bits` low bits of identity keys so that collisions are common
-    /// (with hash-only state, requires `keepsIdentities`, which then verifies every match).
-    @_spi(Testing)
-    public var weakenedIdentityHashBits: Int {
-        get { identityHashBits }
-        set {
-            precondition(keepsIdentities || newValue == 0, "weakened hashes need keepsIdentities to verify matches")
-            identityHashBits = _checkedHashBits(newValue)
-            carried.forget()
-        }
-    }
-
     /// The number of rows of the previous call.
     public var rowCount: Int { previousKeys.count }
 
-    /// Testing: how many diffs paired their rows from the carried identity keys.
+    #if DIFFENGINE_PROBES
+    /// Testing (debug builds): how many diffs paired their rows from the carried identity keys.
     @_spi(Testing)
     public var carriedPairings: Int { carried.pairings }
 
-    /// Testing: how many diffs found every row where it was (the same identities in the same
-    /// order) and compared the rows in place.
+    /// Testing (debug builds): how many diffs found every row where it was (the same
+    /// identities in the same order) and compared the rows in place.
     @_spi(Testing)
     public var pairedInPlace: Int { inPlacePairings }
 
-    /// Testing: how many diffs paired a long common prefix in place and only the rest by
-    /// indexing (rows appended, or changed only near the end).
+    /// Testing (debug builds): how many diffs paired a long common prefix in place and only
+    /// the rest by indexing (rows appended, or changed only near the end).
     @_spi(Testing)
     public var pairedAfterPrefix: Int { prefixPairings }
+    #endif
 
     /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
     /// the row's stride (which the snapshot array shares with yours while you keep it).
@@ -232,10 +223,12 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // Rows that kept their identities and their order (only contents changed, or
         // nothing did): one pass compares them in place. Their keys are the previous ones,
         // and so is the carried set.
-        if hasPrevious && identityHashBits == 0 && previousRows.count == new.count, let updates = updatesInPlace(new) {
+        if hasPrevious && previousRows.count == new.count, let updates = updatesInPlace(new) {
             previousRows = snapshot
             selfUnequalKnown = false
+            #if DIFFENGINE_PROBES
             inPlacePairings += 1
+            #endif
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
                                 isInitial: false, deletedIdentities: [])
         }
@@ -244,7 +237,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // would. Other rows, appended or changed only near the end: a long prefix of equal
         // rows pairs in place, as in a one-shot diff, and only the rest is keyed and paired.
         let integerLayout = (adapter as? any _IntegerRowLayout)?._integerLayout
-        let layout = identityHashBits == 0 && carried.isUsable ? integerLayout : nil
+        let layout = carried.isUsable ? integerLayout : nil
         let prefix = hasPrevious && layout == nil ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
         let longer = Swift.max(previousRows.count, new.count)
         if prefix > 0 && (longer - prefix) * Self.restFraction <= longer {
@@ -266,7 +259,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         guard hasPrevious else {
             nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
             if tracksSelfUnequal { markSelfUnequal(new) }
-            nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
+            nextKeys.withUnsafeBufferPointer { carried.rebuild($0) }
             return initialUpdate(new.count)
         }
         // Integer fields: when the pass cannot pair the rows, the keys are written and the
@@ -276,7 +269,9 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         var carriedUsable = layout == nil
         if tracksSelfUnequal && selfUnequalKnown && carried.isUsable {
             pairedWithUpdates = pairAsBytes(new)
+            #if DIFFENGINE_PROBES
             if pairedWithUpdates { carried.pairings += 1 }
+            #endif
             carriedUsable = false
         } else if let layout {
             pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
@@ -288,7 +283,9 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                     }
                 }
             }
+            #if DIFFENGINE_PROBES
             if pairedWithUpdates { carried.pairings += 1 }
+            #endif
         } else {
             writeKeys(of: new, keepingPrevious: prefix)
             if tracksSelfUnequal { markSelfUnequal(new) }
@@ -297,7 +294,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                               identities: .rows(old, new, adapter, keyBits: identityHashBits),
+                               identities: .rows(old, new, adapter),
                                carried: carriedUsable ? carried : nil, pairedWithUpdates: pairedWithUpdates,
                                updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
@@ -310,10 +307,10 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     }
 
     /// Whether rows are compared with the previous ones as bytes first (`_ValueRowAdapter`,
-    /// rows a whole number of 8-byte words, keys not weakened for testing).
+    /// rows a whole number of 8-byte words).
     @inlinable
     var comparesBytes: Bool {
-        adapter is any _ValueRowAdapter && MemoryLayout<Adapter.Row>.stride % 8 == 0 && identityHashBits == 0
+        adapter is any _ValueRowAdapter && MemoryLayout<Adapter.Row>.stride % 8 == 0
     }
 
     /// Whether the adapter finds the row unequal to itself, in identity or in content (a
@@ -460,23 +457,25 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 nextKeys.withUnsafeBufferPointer { newKeys in
                     _runPasses(workspace, oldKeys: UnsafeBufferPointer(rebasing: oldKeys[prefix...]),
                                newKeys: UnsafeBufferPointer(rebasing: newKeys[prefix...]),
-                               identities: .rows(oldRest, newRest, adapter, keyBits: identityHashBits),
+                               identities: .rows(oldRest, newRest, adapter),
                                updates: _ContentUpdates(oldRest, newRest, adapter), finish: moves) { workspace, counts in
                         workspace.read(counts!, offset: prefix, oldCount: old.count, newCount: new.count)
                     }
                 }
             }
         }
+        #if DIFFENGINE_PROBES
         prefixPairings += 1
+        #endif
         // Deleted and inserted rows all lie past the prefix, where both key arrays are written.
         let setHoldsNewKeys = previousKeys.withUnsafeBufferPointer { oldKeys in
             nextKeys.withUnsafeBufferPointer { newKeys in
-                carried.update(from: oldKeys, to: newKeys, by: changeset, keyBits: identityHashBits)
+                carried.update(from: oldKeys, to: newKeys, by: changeset)
             }
         }
         let update = keptSnapshotUpdate(changeset)
         previousKeys.replaceSubrange(prefix..., with: nextKeys[prefix...])
-        if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) } }
+        if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0) } }
         previousRows = snapshot
         selfUnequalKnown = false
         return update
@@ -589,7 +588,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     func carryKeys(_ changeset: Changeset) {
         previousKeys.withUnsafeBufferPointer { oldKeys in
             nextKeys.withUnsafeBufferPointer { newKeys in
-                carried.carry(from: oldKeys, to: newKeys, by: changeset, keyBits: identityHashBits)
+                carried.carry(from: oldKeys, to: newKeys, by: changeset)
             }
         }
     }
@@ -613,14 +612,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             hasPrevious = true
         }
         guard hasPrevious else {
-            nextKeys.withUnsafeBufferPointer { carried.rebuild($0, keyBits: identityHashBits) }
+            nextKeys.withUnsafeBufferPointer { carried.rebuild($0) }
             return initialUpdate(rows.count)
         }
 
         let old = previousIdentities, new = nextIdentities
         // Without identities at hand, keys are taken as they are (see the initializer's note).
         let identities = keepsIdentities ? _IdentityCheck(
-            exact: adapter.identityKeysAreExact, keyBits: identityHashBits,
+            exact: adapter.identityKeysAreExact,
             equal: { aSide, a, bSide, b in (aSide == .old ? old[a] : new[a]) == (bSide == .old ? old[b] : new[b]) },
             seededKeys: { oldSeeded, newSeeded in
                 for index in old.indices { oldSeeded[index] = _seededKey(old[index]) }

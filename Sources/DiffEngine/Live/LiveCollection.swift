@@ -119,7 +119,9 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
     private var idle: [UInt64: Observer] = [:]
     private var returning: [Observer] = []
     /// Testing: how many observers delivery passes have looked at.
+    #if DIFFENGINE_PROBES
     private var examined = 0
+    #endif
 
     private enum Delivery {
         case handler(DispatchQueue, @Sendable (LiveEvent<Element>) -> Void)
@@ -322,7 +324,9 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
             let candidates = scannedVersion != version ? Array(idle.values) : returning
             returning.removeAll(keepingCapacity: true)
             scannedVersion = version
+            #if DIFFENGINE_PROBES
             examined += candidates.count
+            #endif
             let ready = candidates.filter { observer in
                 guard !observer.ended, !observer.inFlight, observer.deliveredVersion < version else { return false }
                 if case .pull(nil) = observer.delivery { return false } // nobody is waiting yet
@@ -365,9 +369,11 @@ public final class LiveCollection<Element: Sendable>: @unchecked Sendable {
         returning.append(observer)
     }
 
-    /// Testing: how many observers delivery passes have looked at so far.
+    #if DIFFENGINE_PROBES
+    /// Testing: how many observers delivery passes have looked at so far (debug builds only).
     @_spi(Testing)
     public var examinedObserverCount: Int { lock.withLock { examined } }
+    #endif
 
     private func hand(_ event: LiveEvent<Element>, to observer: Observer) {
         let id = observer.id

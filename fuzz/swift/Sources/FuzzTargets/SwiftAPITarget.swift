@@ -63,7 +63,6 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
     }
     let old = body.prefix(oldCount).map(row), new = body.dropFirst(oldCount).map(row)
     var options = DiffOptions(moves: mode, duplicates: policy)
-    options.weakenedIdentityHashBits = weakBits
     if split % 2 == 1 {
         // Two threads from 64 rows a side: keys of both sides at once, the updates in halves.
         options.parallelism = 2
@@ -72,12 +71,19 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
 
     let sameIdentity: (FuzzRow, FuzzRow) -> Bool = { $0.id == $1.id }
     let sameContent: (FuzzRow, FuzzRow) -> Bool = adapter == .wholeValues ? { $0 == $1 } : { $0.content == $1.content }
+    // Keys cut to `weakBits` bits (when not 0): collisions everywhere, same answers.
+    func oneShot<Adapter: RowAdapter>(_ adapter: Adapter, _ old: [Adapter.Row], _ new: [Adapter.Row]) -> Result<Changeset, DuplicateIdentityError> {
+        Result { () throws(DuplicateIdentityError) in
+            weakBits == 0 ? try diff(old, new, using: adapter, options: options)
+                : try diff(old, new, using: WeakenedKeys(adapter, bits: weakBits), options: options)
+        }
+    }
     let result: Result<Changeset, DuplicateIdentityError>
     switch adapter {
     case .identifiableIntIDs:
-        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: IdentifiableAdapter<FuzzRow>(), options: options) }
+        result = oneShot(IdentifiableAdapter<FuzzRow>(), old, new)
     case .keyPathStringIDs:
-        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, identity: \.name, content: \.content, options: options) }
+        result = oneShot(KeyPathAdapter(identity: \FuzzRow.name, content: \.content), old, new)
     case .byteRows:
         // Each row as the bytes "name,content"; identity the name's bytes.
         var buffer: [UInt8] = []
@@ -90,11 +96,11 @@ public func fuzzSwiftAPI(_ data: UnsafeRawBufferPointer) {
         }
         let oldRows = old.map(span), newRows = new.map(span)
         let byteAdapter = ByteRowAdapter(bytes: buffer)
-        result = Result { () throws(DuplicateIdentityError) in try diff(oldRows, newRows, using: byteAdapter, options: options) }
+        result = oneShot(byteAdapter, oldRows, newRows)
     case .wholeValues:
-        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: HashableAdapter<FuzzRow>(), options: options) }
+        result = oneShot(HashableAdapter<FuzzRow>(), old, new)
     case .colliding:
-        result = Result { () throws(DuplicateIdentityError) in try diff(old, new, using: CollidingFuzzAdapter(), options: options) }
+        result = oneShot(CollidingFuzzAdapter(), old, new)
     }
 
     // Whole values: identity is the whole row, so compare as such.
@@ -196,19 +202,30 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
         // to integer fields (read and compared where they lie while the carried keys pair),
         // and keys that collide (checked as the updates are compared).
         let diffNext: ([TestRow]) -> DifferUpdate<Int>
+        // A differ keeping the snapshot of `adapter`, or of its keys cut to `weakBits` bits.
+        func snapshotDiffer<Adapter: IdentifyingAdapter>(_ adapter: Adapter) -> ([TestRow]) -> DifferUpdate<Int>
+        where Adapter.Row == TestRow, Adapter.Identity == Int {
+            if weakBits == 0 {
+                let differ = Differ(keepingPreviousSnapshotOf: adapter, moves: moves)
+                return { differ.diff($0) }
+            }
+            let differ = Differ(keepingPreviousSnapshotOf: WeakenedKeys(adapter, bits: weakBits), moves: moves)
+            return { differ.diff($0) }
+        }
         switch split % 4 {
         case 0:
-            let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<TestRow>(), moves: moves)
-            differ.weakenedIdentityHashBits = weakBits
-            diffNext = { differ.diff($0) }
+            diffNext = snapshotDiffer(IdentifiableAdapter<TestRow>())
         case 1:
-            let differ = Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves, keepsIdentities: weakBits != 0)
-            differ.weakenedIdentityHashBits = weakBits
-            diffNext = { differ.diff($0) }
+            if weakBits == 0 {
+                let differ = Differ(keepingOnlyHashesOf: IdentifiableAdapter<TestRow>(), moves: moves)
+                diffNext = { differ.diff($0) }
+            } else {
+                let differ = Differ(keepingOnlyHashesOf: WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: weakBits),
+                                    moves: moves, keepsIdentities: true)
+                diffNext = { differ.diff($0) }
+            }
         case 2:
-            let differ = Differ(keepingPreviousSnapshotOf: KeyPathAdapter(identity: \TestRow.id, content: \.content), moves: moves)
-            differ.weakenedIdentityHashBits = weakBits
-            diffNext = { differ.diff($0) }
+            diffNext = snapshotDiffer(KeyPathAdapter(identity: \TestRow.id, content: \.content))
         default:
             // Keys of two bits: a snapshot whose keys are distinct is carried, and a later row
             // of another identity on one of its keys is a collision the carried pairing must
