@@ -28,7 +28,7 @@ EXPECTED_XXH3 := $(shell if [ -f /usr/include/xxhash.h ] || pkg-config --exists 
 
 test: deps
 	DIFFENGINE_EXPECTED_XXH3=$(EXPECTED_XXH3) swift test
-	swift test --package-path Benchmarks
+	swift test --package-path Tools
 
 # The DocC documentation (the API and the articles of Sources/DiffEngine/DiffEngine.docc)
 # with the toolchain's docc, into .build/docs; no package dependency needed.
@@ -78,7 +78,7 @@ load-test:
 
 # The `diffengine` CLI with the Swift runtime linked in, copied to PREFIX/bin.
 install: deps
-	swift build -c release --package-path Benchmarks --scratch-path .build-install --product diffengine --static-swift-stdlib
+	swift build -c release --package-path Tools --scratch-path .build-install --product diffengine --static-swift-stdlib
 	install -d "$(PREFIX)/bin"
 	install -s -m 755 .build-install/release/diffengine "$(PREFIX)/bin/diffengine"
 	@echo "installed $(PREFIX)/bin/diffengine"

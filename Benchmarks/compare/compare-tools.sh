@@ -15,6 +15,7 @@ if [ ! -x "$VENV/bin/csv-diff" ] || [ ! -x "$VENV/bin/daff" ]; then
     "$VENV/bin/pip" install --quiet csv-diff daff
 fi
 swift build -c release --package-path Benchmarks >/dev/null
+swift build -c release --package-path Benchmarks --product diffengine >/dev/null
 BIN=Benchmarks/.build/release
 "$BIN/diffbench" files --rows "$ROWS" --runs 1 --directory "$WORK/files" >/dev/null 2>&1
 OLD="$WORK/files/old.csv" NEW="$WORK/files/new.csv"

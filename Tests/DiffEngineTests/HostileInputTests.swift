@@ -1,4 +1,4 @@
-@_spi(Files) @_spi(Testing) import DiffEngine
+@_spi(Testing) import DiffEngine
 import DiffEngineTestSupport
 import Foundation
 import Testing

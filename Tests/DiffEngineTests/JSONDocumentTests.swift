@@ -1,4 +1,4 @@
-@_spi(Files) import DiffEngine
+import DiffEngine
 import DiffEngineTestSupport
 import Testing
 

@@ -13,14 +13,14 @@ let package = Package(
     platforms: [.macOS(.v14)], // as the library requires
     dependencies: [
         .package(name: "DiffEngine", path: "../.."),
-        .package(name: "DiffEngineBenchmarks", path: "../../Benchmarks"),
+        .package(name: "DiffEngineTools", path: "../../Tools"),
     ],
     targets: [
         .target(name: "FuzzTargets", dependencies: [
             .product(name: "DiffEngine", package: "DiffEngine"),
             .product(name: "DiffEngineTestSupport", package: "DiffEngine"),
-            .product(name: "DiffEngineFiles", package: "DiffEngineBenchmarks"),
-            .product(name: "DiffEngineCommand", package: "DiffEngineBenchmarks"),
+            .product(name: "DiffEngineFiles", package: "DiffEngineTools"),
+            .product(name: "DiffEngineCommand", package: "DiffEngineTools"),
         ]),
     ] + harnesses.flatMap { name in [
         .executableTarget(name: name, dependencies: ["FuzzTargets"]),

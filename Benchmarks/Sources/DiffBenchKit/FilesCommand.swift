@@ -37,7 +37,7 @@ public struct FilesCommand: ParsableCommand {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("diffengine").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw ValidationError("diffengine is not built beside diffbench: swift build -c release --package-path Benchmarks")
+            throw ValidationError("diffengine is not built beside diffbench: swift build -c release --package-path Benchmarks --product diffengine")
         }
 
         progress("files: generating \(rows) rows a file in \(folder)")

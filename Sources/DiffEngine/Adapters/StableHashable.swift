@@ -150,10 +150,16 @@ public func stableHash(bytes: UnsafeRawBufferPointer) -> UInt64 {
     _stableHash(bytes)
 }
 
-/// XXH3-64 of raw bytes with the caller's seed: with a seed drawn per process, a hash of
-/// file contents that whoever wrote the file cannot aim collisions at.
-/// - Note: For the file differ (`@_spi(Files)`).
-@_spi(Files)
+/// XXH3-64 of raw bytes with the caller's seed.
+///
+/// With a seed drawn once per process, it hashes data from outside (file contents, client
+/// ids) so that whoever wrote the data cannot aim collisions at it; the `diffengine` CLI
+/// hashes row contents so. With a fixed seed it is stable across processes and machines,
+/// like ``stableHash(bytes:)``.
+/// - Parameters:
+///   - bytes: the bytes to hash.
+///   - seed: the XXH3 seed.
+/// - Complexity: O(n) in the number of bytes.
 @inlinable
 public func stableHash(bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
     _seededHash(bytes, seed: seed)

@@ -106,22 +106,25 @@ public struct JSONDocuments: Sendable {
     public var adapter: ByteRowAdapter { ByteRowAdapter(bytes: canonicalBytes) }
 }
 
-/// The canonical encoding of one JSON value (see `JSONDocuments`): equal exactly when
-/// the values are equal by value.
+/// The canonical encoding of one JSON value: the bytes that ``JSONDocuments`` compares and
+/// hashes, equal exactly when the values are equal by value (object member order ignored,
+/// numbers by numeric value, strings as unescaped UTF-8).
+///
+/// Its stable hash (``stableHash(bytes:)``) is the document's content hash, the same in every
+/// process and on every machine: a service may store it or send it to a client.
+/// - Parameter text: one JSON value as UTF-8 (surrounding whitespace allowed).
+/// - Returns: the canonical encoding.
 /// - Throws: `JSONSyntaxError` when the text is not one JSON value.
-/// - Note: For the file differ, the fuzzers and the tests (`@_spi(Files)`); documents go
-///   through ``JSONDocuments``.
-@_spi(Files)
+/// - Complexity: O(n) in the length of the text, O(m log m) more for an object of m members.
 public func canonicalJSON(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> [UInt8] {
     var out: [UInt8] = []
     try _CanonicalJSONWriter.encodeDocument(text, into: &out)
     return out
 }
 
-/// Encodes JSON documents canonically one after another, reusing its buffers, so that a
-/// stream of documents (a JSON Lines file) allocates nothing per document.
-/// - Note: For the file differ (`@_spi(Files)`).
-@_spi(Files)
+/// Encodes JSON documents canonically (see ``canonicalJSON(_:)``) one after another, reusing
+/// its buffers, so that a stream of documents (a JSON Lines file) allocates nothing per
+/// document.
 public struct CanonicalJSONEncoder {
     private var scratch = _CanonicalJSONWriter.Scratch()
     /// The last document's canonical encoding.

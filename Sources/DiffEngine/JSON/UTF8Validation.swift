@@ -1,9 +1,10 @@
 /// The offset of the first byte that is not part of a well-formed UTF-8 sequence (overlong
 /// forms, surrogates and code points above U+10FFFF are ill-formed), or nil when all of
 /// `bytes` is valid UTF-8.
+/// ``JSONDocuments`` and the `diffengine` CLI refuse such input with the offset this returns.
+/// - Parameter bytes: the bytes to check.
+/// - Returns: the offset of the first ill-formed byte, or nil.
 /// - Complexity: O(n), eight ASCII bytes at a time.
-/// - Note: For the file differ and the fuzzers (`@_spi(Files)`).
-@_spi(Files)
 public func firstInvalidUTF8Byte(in bytes: UnsafeRawBufferPointer) -> Int? {
     guard let base = bytes.baseAddress else { return nil }
     let count = bytes.count

@@ -1,4 +1,4 @@
-@_spi(Files) import DiffEngine
+import DiffEngine
 import DiffEngineCommand
 import DiffEngineFiles
 import Foundation
