@@ -172,34 +172,6 @@ internal func _pairRows<Adapter: RowAdapter>(
     }
 }
 
-/// An adapter that can compare rows by their raw bits (the key-path adapter over stored
-/// 8-byte integer fields): one dynamic check a diff instead of generic calls a row, for the
-/// common prefix and for the updates of paired rows.
-@usableFromInline
-internal protocol _RawPrefixComparing {
-    /// The number of leading rows equal in identity and content, or nil when this adapter
-    /// cannot tell from bits.
-    func _commonPrefix(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int) -> Int?
-
-    /// Sets the bit of each paired new row whose content differs from its old row's and
-    /// returns whether any did, or returns nil when this adapter cannot tell from bits.
-    func _markChangedContents(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
-                              pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool?
-
-    /// `_markChangedContents` over a pairing held as runs (old start, new start, length),
-    /// checking each pair's identities as it compares contents: nil when this adapter cannot
-    /// tell from bits, false at the first pair of two identities, else true, with `any` set
-    /// when some pair's contents differ.
-    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
-                                                runs: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
-                                                any: inout Bool) -> Bool?
-
-    /// The same over a pairing a row at a time (`_unpaired` for none).
-    func _markChangedContentsCheckingIdentities(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, stride: Int,
-                                                pairing: UnsafeBufferPointer<UInt32>, bits: UnsafeMutableBufferPointer<UInt64>,
-                                                any: inout Bool) -> Bool?
-}
-
 /// The number of leading rows of `old` and `new` equal in identity and content: they pair
 /// in place, unchanged, under every move mode and duplicate rule (occurrences are ranked
 /// from the start).
@@ -209,10 +181,9 @@ internal func _equalPrefixLength<Adapter: RowAdapter>(
 ) -> Int {
     let shorter = Swift.min(old.count, new.count)
     guard shorter > 0, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return 0 }
-    if let raw = adapter as? any _RawPrefixComparing,
-       let length = raw._commonPrefix(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase),
-                                      count: shorter, stride: MemoryLayout<Adapter.Row>.stride) {
-        return length
+    if let fields = adapter.rowLayout?._integerFields(rowSize: MemoryLayout<Adapter.Row>.size) {
+        return _integerPrefixLength(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: shorter,
+                                    stride: MemoryLayout<Adapter.Row>.stride, identity: fields.identity, contents: fields.contents)
     }
     var prefix = 0
     while prefix < shorter, adapter._identitiesEqual(at: oldBase + prefix, newBase + prefix),

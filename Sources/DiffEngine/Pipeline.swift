@@ -66,6 +66,9 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     @usableFromInline let adapter: Adapter
     /// Whether two threads compare half the pairs each (`DiffOptions.parallelism`).
     @usableFromInline let inParallel: Bool
+    /// The offsets of the content fields when the adapter's layout says they are all 8-byte
+    /// integers: compared as bits where they lie, with no call to the adapter a row.
+    @usableFromInline let integerContents: [Int]?
 
     @inlinable
     init(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter,
@@ -74,11 +77,12 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         self.new = new
         self.adapter = adapter
         self.inParallel = inParallel
+        integerContents = adapter.rowLayout?._integerContents(rowSize: MemoryLayout<Adapter.Row>.size)
     }
 
     @inlinable
     func mark(on workspace: _DiffWorkspace) {
-        if !(adapter is any _RawPrefixComparing), let runs = workspace.pairedRuns {
+        if integerContents == nil, let runs = workspace.pairedRuns {
             _ = markRuns(runs, on: workspace, checkingIdentities: false)
             return
         }
@@ -97,27 +101,15 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         if foundInFirst || foundInSecond { workspace.markUpdatedRows(bits) }
     }
 
-    /// Checks identities while it compares contents: pair by pair through the adapter, or,
-    /// for one that compares raw bits, where the fields lie; over the pairing as runs (a
-    /// carried match) or a row at a time. Not when two threads would share the marking.
+    /// Checks identities while it compares contents, pair by pair through the adapter, over
+    /// the pairing as runs (a carried match) or a row at a time. Not when two threads would
+    /// share the marking.
     @inlinable
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? {
         let runs = workspace.pairedRuns
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress, runs != nil || !inParallel else { return nil }
-        guard let raw = adapter as? any _RawPrefixComparing else {
-            if let runs { return markRuns(runs, on: workspace, checkingIdentities: true) }
-            return markPairs(workspace.newToOld, on: workspace, oldBase, newBase)
-        }
-        let bits = workspace.updateBitmap()
-        var any = false
-        let stride = MemoryLayout<Adapter.Row>.stride
-        let held = runs.map {
-            raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), stride: stride,
-                                                       runs: $0, bits: bits, any: &any)
-        } ?? raw._markChangedContentsCheckingIdentities(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), stride: stride,
-                                                          pairing: workspace.newToOld, bits: bits, any: &any)
-        if held == true && any { workspace.markUpdatedRows(bits) }
-        return held
+        if let runs { return markRuns(runs, on: workspace, checkingIdentities: true) }
+        return markPairs(workspace.newToOld, on: workspace, oldBase, newBase)
     }
 
     /// `markCheckingIdentities(on:)` over the pairing a row at a time, through the adapter.
@@ -126,14 +118,7 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
                    _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
         let bits = workspace.updateBitmap()
         var any = false
-        for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
-            let oldRow = oldBase + Int(pairing[newIndex]), newRow = newBase + newIndex
-            guard adapter._identitiesEqual(at: oldRow, newRow) else { return false }
-            if !adapter._contentsEqual(at: oldRow, newRow) {
-                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                any = true
-            }
-        }
+        guard comparePairs(pairing, checkingIdentities: true, bits: bits, any: &any) else { return false }
         if any { workspace.markUpdatedRows(bits) }
         return true
     }
@@ -143,9 +128,21 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     /// `markCheckingIdentities(on:)`, false at the first pair of two identities.
     @inlinable
     func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace, checkingIdentities: Bool) -> Bool {
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
         let bits = workspace.updateBitmap()
         var any = false
+        guard compareRuns(runs, checkingIdentities: checkingIdentities, bits: bits, any: &any) else { return false }
+        if any { workspace.markUpdatedRows(bits) }
+        return true
+    }
+
+    /// The one loop that compares paired rows through the adapter, over runs of pairs (old
+    /// start, new start, length, three values a run): sets the bit of each new row whose
+    /// contents differ from its old row's (and `any` when one does). `checkingIdentities`
+    /// (hashed keys): false at the first pair of two identities, with the bits so far.
+    @inlinable
+    func compareRuns(_ runs: UnsafeBufferPointer<UInt32>, checkingIdentities: Bool,
+                     bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
         for run in stride(from: 0, to: runs.count, by: 3) {
             let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), length = Int(runs[run + 2])
             for offset in 0..<length {
@@ -158,7 +155,22 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
                 }
             }
         }
-        if any { workspace.markUpdatedRows(bits) }
+        return true
+    }
+
+    /// `compareRuns` over a pairing a row at a time (by new row, its old row or `_unpaired`).
+    @inlinable
+    func comparePairs(_ pairing: UnsafeBufferPointer<UInt32>, checkingIdentities: Bool,
+                      bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
+        for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
+            let oldRow = oldBase + Int(pairing[newIndex]), newRow = newBase + newIndex
+            if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
+            if !adapter._contentsEqual(at: oldRow, newRow) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+        }
         return true
     }
 
@@ -168,12 +180,11 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     func mark(newRows: Range<Int>, _ pairing: UnsafeBufferPointer<UInt32>, _ bits: UnsafeMutableBufferPointer<UInt64>,
               _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
         let firstWord = newRows.lowerBound / 64
-        if let raw = adapter as? any _RawPrefixComparing,
-           let found = raw._markChangedContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase + newRows.lowerBound),
-                                                stride: MemoryLayout<Adapter.Row>.stride,
-                                                pairing: UnsafeBufferPointer(rebasing: pairing[newRows]),
-                                                bits: UnsafeMutableBufferPointer(rebasing: bits[firstWord..<((newRows.upperBound + 63) / 64)])) {
-            return found
+        if let integerContents {
+            return _markChangedIntegerContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase + newRows.lowerBound),
+                                               stride: MemoryLayout<Adapter.Row>.stride, contents: integerContents,
+                                               pairing: UnsafeBufferPointer(rebasing: pairing[newRows]),
+                                               bits: UnsafeMutableBufferPointer(rebasing: bits[firstWord..<((newRows.upperBound + 63) / 64)]))
         }
         var any = false
         for newIndex in newRows {

@@ -20,9 +20,9 @@ public struct LowBitsKeyAdapter: IdentifyingAdapter, Sendable {
     public func identity(of row: TestRow) -> Int { row.id }
 }
 
-/// `LowBitsKeyAdapter` for a stateful differ that compares rows as bytes first
-/// (`_ValueRowAdapter`): its colliding keys reach the checks of that path.
-public struct LowBitsValueKeyAdapter: IdentifyingAdapter, _ValueRowAdapter, Sendable {
+/// `LowBitsKeyAdapter` whose layout says equal bytes are equal rows, so that a stateful differ
+/// compares rows as bytes first: its colliding keys reach the checks of that path.
+public struct LowBitsValueKeyAdapter: IdentifyingAdapter, Sendable {
     /// The adapter whose keys and equality this one has.
     public let base: LowBitsKeyAdapter
 
@@ -34,4 +34,5 @@ public struct LowBitsValueKeyAdapter: IdentifyingAdapter, _ValueRowAdapter, Send
     public func contentsEqual(_ lhs: TestRow, _ rhs: TestRow) -> Bool { base.contentsEqual(lhs, rhs) }
     public func contentHash(of row: TestRow) -> UInt64 { base.contentHash(of: row) }
     public func identity(of row: TestRow) -> Int { base.identity(of: row) }
+    public var rowLayout: RowLayout? { RowLayout(equalBytesAreEqualRows: true) }
 }

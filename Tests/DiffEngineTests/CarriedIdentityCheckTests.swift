@@ -1,42 +1,38 @@
 @testable import DiffEngine
 import Testing
 
-/// The key-path adapter's check of a pairing by hashed keys, pair by pair, as it compares
-/// contents. A pair of two identities reaches it through the public API only by a real
-/// 64-bit collision of the stable hash, so it is called here directly.
+/// The engine's one loop over paired rows, checking each pair's identities as it compares
+/// contents (hashed keys). A pair of two identities reaches it through the public API only by
+/// a real 64-bit collision of the stable hash, so it is called here directly.
 @Suite struct CarriedIdentityCheckTests {
     struct Named { var name: String; var count: Int }
 
     static let old = (0..<100).map { Named(name: "row \($0)", count: $0) }
 
-    /// The adapter's answer for a pairing a row at a time (new row to old, `_unpaired` for
-    /// none) and the bits it set.
+    /// The loop's answer for a pairing a row at a time (new row to old, `_unpaired` for none)
+    /// and the bits it set.
     func check(_ new: [Named], pairing: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
-        check(new, pairing) { adapter, old, new, stride, pairing, bits, any in
-            adapter._markChangedContentsCheckingIdentities(old, new, stride: stride, pairing: pairing, bits: bits, any: &any)
-        }
+        check(new, pairing) { updates, pairs, bits, any in updates.comparePairs(pairs, checkingIdentities: true, bits: bits, any: &any) }
     }
 
-    /// The adapter's answer for `runs` (old start, new start, length) and the bits it set.
+    /// The loop's answer for `runs` (old start, new start, length) and the bits it set.
     func check(_ new: [Named], runs: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
-        check(new, runs) { adapter, old, new, stride, runs, bits, any in
-            adapter._markChangedContentsCheckingIdentities(old, new, stride: stride, runs: runs, bits: bits, any: &any)
-        }
+        check(new, runs) { updates, runs, bits, any in updates.compareRuns(runs, checkingIdentities: true, bits: bits, any: &any) }
     }
 
     func check(
         _ new: [Named], _ pairs: [UInt32],
-        _ mark: (KeyPathAdapter<Named, String, Int>, UnsafeRawPointer, UnsafeRawPointer, Int, UnsafeBufferPointer<UInt32>,
-                 UnsafeMutableBufferPointer<UInt64>, inout Bool) -> Bool?
+        _ compare: (_ContentUpdates<KeyPathAdapter<Named, String, Int>>, UnsafeBufferPointer<UInt32>,
+                    UnsafeMutableBufferPointer<UInt64>, inout Bool) -> Bool
     ) -> (held: Bool?, any: Bool, bits: [UInt64]) {
         let adapter = KeyPathAdapter(identity: \Named.name, content: \.count)
         var bits = [UInt64](repeating: 0, count: (new.count + 63) / 64)
         var any = false
-        let held = Self.old.withUnsafeBytes { old in
-            new.withUnsafeBytes { new in
+        let held = Self.old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
                 pairs.withUnsafeBufferPointer { pairs in
                     bits.withUnsafeMutableBufferPointer { bits in
-                        mark(adapter, old.baseAddress!, new.baseAddress!, MemoryLayout<Named>.stride, pairs, bits, &any)
+                        compare(_ContentUpdates(old, new, adapter), pairs, bits, &any)
                     }
                 }
             }

@@ -48,6 +48,11 @@ public struct IdentifiableAdapter<Element: Identifiable & Equatable>: RowAdapter
     @inlinable
     public var identityKeysAreExact: Bool { keyFunction.isExact }
 
+    /// Equal bytes are equal rows: a value's identity key and equality read only its value.
+    /// A `Differ` keeping the snapshot compares rows with the previous ones as bytes first.
+    @inlinable
+    public var rowLayout: RowLayout? { RowLayout(equalBytesAreEqualRows: true) }
+
     /// The id's stable hash (the id itself for integers), or its per-process `hashValue`.
     @inlinable
     public func identityKey(of row: Element) -> UInt64 { keyFunction(row.id) }

@@ -30,15 +30,3 @@ extension ByteRowAdapter: IdentifyingAdapter {
     /// The identity bytes.
     public func identity(of row: ByteRow) -> [UInt8] { Array(bytes[row.identity]) }
 }
-
-/// Adapters whose identity keys and equality are functions of a row's value, as a value
-/// type's are: rows with equal bytes have equal keys and identities, and are equal exactly
-/// when the row is equal to itself. A stateful differ keeping the snapshot then compares
-/// such rows with the previous ones as bytes first, and asks the adapter only about the
-/// rows whose bytes changed. The library's `Identifiable`, `Hashable` and key-path adapters
-/// conform; public only so that test adapters can.
-public protocol _ValueRowAdapter {}
-
-extension IdentifiableAdapter: _ValueRowAdapter {}
-extension HashableAdapter: _ValueRowAdapter {}
-extension KeyPathAdapter: _ValueRowAdapter {}

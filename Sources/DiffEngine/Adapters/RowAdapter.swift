@@ -48,6 +48,11 @@ public protocol RowAdapter {
     /// when hashes are cheaper to compute in bulk.
     func writeContentHashes(of rows: UnsafeBufferPointer<Row>, to hashes: UnsafeMutableBufferPointer<UInt64>)
 
+    /// What the engine may read from a row's memory instead of asking this adapter (see
+    /// ``RowLayout``), or nil, the default: rows are then read only through the adapter.
+    /// Read once a diff.
+    var rowLayout: RowLayout? { get }
+
     /// A short description of a row's identity, for error messages.
     func identityDescription(of row: Row) -> String
 
@@ -67,6 +72,10 @@ public protocol RowAdapter {
 }
 
 extension RowAdapter {
+    /// None by default: rows are read only through the adapter.
+    @inlinable
+    public var rowLayout: RowLayout? { nil }
+
     /// By default keys are hashes, verified with ``identitiesEqual(_:_:)``.
     @inlinable
     public var identityKeysAreExact: Bool { false }

@@ -145,6 +145,15 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// the rest by indexing (rows appended, or changed only near the end).
     @_spi(Testing)
     public var pairedAfterPrefix: Int { prefixPairings }
+
+    /// Testing (debug builds): how many diffs paired their rows each way ("in place",
+    /// "after prefix", "fields walk", "bytes walk", "keys walk", "indexed"), so that a test
+    /// can tell which way an adapter's rows went.
+    @_spi(Testing)
+    public internal(set) var pairingWays: [String: Int] = [:]
+
+    @usableFromInline
+    func noteWay(_ way: String) { pairingWays[way, default: 0] += 1 }
     #endif
 
     /// Bytes kept a row between calls. Keeping the previous snapshot: the identity key and
@@ -228,6 +237,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             selfUnequalKnown = false
             #if DIFFENGINE_PROBES
             inPlacePairings += 1
+            noteWay("in place")
             #endif
             return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
                                 isInitial: false, deletedIdentities: [])
@@ -236,7 +246,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         // compares their contents (below); its common prefix costs what measuring one here
         // would. Other rows, appended or changed only near the end: a long prefix of equal
         // rows pairs in place, as in a one-shot diff, and only the rest is keyed and paired.
-        let integerLayout = (adapter as? any _IntegerRowLayout)?._integerLayout
+        let integerLayout = integerFields
         let layout = carried.isUsable ? integerLayout : nil
         let prefix = hasPrevious && layout == nil ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
         let longer = Swift.max(previousRows.count, new.count)
@@ -270,7 +280,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         if tracksSelfUnequal && selfUnequalKnown && carried.isUsable {
             pairedWithUpdates = pairAsBytes(new)
             #if DIFFENGINE_PROBES
-            if pairedWithUpdates { carried.pairings += 1 }
+            if pairedWithUpdates { carried.pairings += 1; noteWay("bytes walk") }
             #endif
             carriedUsable = false
         } else if let layout {
@@ -284,12 +294,16 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
             #if DIFFENGINE_PROBES
-            if pairedWithUpdates { carried.pairings += 1 }
+            if pairedWithUpdates { carried.pairings += 1; noteWay("fields walk") }
             #endif
         } else {
             writeKeys(of: new, keepingPrevious: prefix)
             if tracksSelfUnequal { markSelfUnequal(new) }
         }
+        #if DIFFENGINE_PROBES
+        let carriedBefore = carried.pairings
+        defer { if !pairedWithUpdates { noteWay(carried.pairings > carriedBefore ? "keys walk" : "indexed") } }
+        #endif
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
                 nextKeys.withUnsafeBufferPointer { newKeys in
@@ -306,11 +320,20 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         return keptSnapshotUpdate(changeset)
     }
 
-    /// Whether rows are compared with the previous ones as bytes first (`_ValueRowAdapter`,
-    /// rows a whole number of 8-byte words).
+    /// Whether rows are compared with the previous ones as bytes first (the adapter's layout
+    /// says equal bytes are equal rows; rows a whole number of 8-byte words).
     @inlinable
     var comparesBytes: Bool {
-        adapter is any _ValueRowAdapter && MemoryLayout<Adapter.Row>.stride % 8 == 0
+        adapter.rowLayout?.equalBytesAreEqualRows == true && MemoryLayout<Adapter.Row>.stride % 8 == 0
+    }
+
+    /// The offsets of the rows' integer identity and content fields, when the adapter's layout
+    /// has both: the walk then reads and compares them where they lie.
+    @inlinable
+    var integerFields: (identity: Int, contents: [Int])? {
+        guard let fields = adapter.rowLayout?._integerFields(rowSize: MemoryLayout<Adapter.Row>.size) else { return nil }
+        precondition(adapter.identityKeysAreExact, "a RowLayout with an integer identity needs exact identity keys")
+        return fields
     }
 
     /// Whether the adapter finds the row unequal to itself, in identity or in content (a
@@ -466,6 +489,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         }
         #if DIFFENGINE_PROBES
         prefixPairings += 1
+        noteWay("after prefix")
         #endif
         // Deleted and inserted rows all lie past the prefix, where both key arrays are written.
         let setHoldsNewKeys = previousKeys.withUnsafeBufferPointer { oldKeys in
@@ -498,14 +522,9 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 guard adapter._identitiesEqual(at: oldBase + last, newBase + last),
                       adapter._identitiesEqual(at: oldBase + middle, newBase + middle) else { return false }
                 bits.update(repeating: 0)
-                if let layout = (adapter as? any _IntegerRowLayout)?._integerLayout {
+                if let layout = integerFields {
                     return Self.markInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
                                             stride: MemoryLayout<Adapter.Row>.stride, layout: layout, bits: bits)
-                }
-                if let raw = adapter as? any _RawPrefixComparing,
-                   let held = Self.markInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
-                                               raw: raw, bits: bits) {
-                    return held
                 }
                 return Self.markInPlace(oldBase, newBase, count: new.count, adapter, bits: bits)
             }
@@ -538,21 +557,6 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             if !adapter._contentsEqual(at: old + index, new + index) { bits[index &>> 6] |= 1 &<< UInt64(index & 63) }
         }
         return true
-    }
-
-    /// The same for an adapter that compares fields where they lie, over the rows as one run
-    /// (its check stops at the first pair of two identities): nil when the adapter cannot tell
-    /// from bits.
-    @inlinable
-    static func markInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int,
-                            raw: any _RawPrefixComparing, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool? {
-        var any = false
-        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 3) { run in
-            run.initialize(repeating: 0)
-            run[2] = UInt32(count)
-            return raw._markChangedContentsCheckingIdentities(old, new, stride: MemoryLayout<Adapter.Row>.stride,
-                                                              runs: UnsafeBufferPointer(run), bits: bits, any: &any)
-        }
     }
 
     /// The same for rows of integer fields at `layout`'s offsets, compared as bits.
