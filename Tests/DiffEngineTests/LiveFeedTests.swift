@@ -129,6 +129,9 @@ import Testing
             #expect(mirror == feed.latest?.rows)
         }
         #expect(feed.subscriberCount == 0)
+        // A finished feed ignores what is published after.
+        #expect(feed.publish([TestRow(id: 1, content: 1)]) { _ in 0 } == nil)
+        #expect(feed.latest?.rows == snapshots.last)
     }
 
     @Test func aSubscriberCancelledLeavesTheFeed() async {

@@ -98,13 +98,15 @@ where Adapter.Row: Sendable {
     ///   - rows: the new state. Pass an `Array` to have it shared, not copied.
     ///   - payload: what to attach, computed once from the differ's update (the changes from
     ///     the previous publication, the deleted rows' identities).
-    /// - Returns: the publication, or nil when the rows did not change (nothing published).
+    /// - Returns: the publication, or nil when the rows did not change or the feed is
+    ///   finished (nothing published).
     /// - Complexity: one `Differ.diff(_:)` of the rows; O(1) a subscriber to wake it.
-    /// - Precondition: the feed is not finished.
+    /// - Note: After ``finish()`` it does nothing: a refresh still running when a service
+    ///   drops the feed need not be stopped first.
     @discardableResult
     public func publish(_ rows: [Row], payload: (DifferUpdate<Adapter.Identity>) -> Payload) -> Publication? {
         publishing.withLock {
-            precondition(!lock.withLock { finished }, "publish on a finished LiveFeed")
+            guard !lock.withLock({ finished }) else { return nil }
             let update = differ.diff(rows)
             guard update.isInitial || update.changeset.hasChanges else { return nil }
             let publication = Publication(sequence: (latest?.sequence ?? 0) + 1, rows: rows,
@@ -119,8 +121,8 @@ where Adapter.Row: Sendable {
         }
     }
 
-    /// Ends every subscription once it has received the newest publication; publishing
-    /// afterwards is a mistake.
+    /// Ends every subscription once it has received the newest publication; later
+    /// publications are ignored.
     public func finish() {
         let ended = lock.withLock { () -> [AsyncStream<Void>.Continuation] in
             finished = true

@@ -92,18 +92,27 @@ public struct QuerySpec: Codable, Sendable, Hashable {
     }
 }
 
-/// One published state of a live query: its rows after commit `version`, and the event
-/// that turns the previous publication's rows into these (rendered once for all clients).
-public struct Publication: Sendable {
-    /// 1, 2, … for each change of the rows (the event turns publication `sequence - 1` into this).
-    public var sequence: Int
+/// What each publication of a live query carries, computed once for all its clients: the
+/// commit its rows were read after, and its event as the clients one publication behind get it.
+public struct QueryEvent: Sendable {
     /// The commit the rows were read after.
     public var version: Int
     public var committedAt: Int64
-    public var rows: [Order]
-    public var event: [UInt8]
-    /// The event as a buffer that every client's socket sends without a copy.
-    public var eventBuffer: ByteBuffer
+    /// The rendered event (`renderEvent`), a buffer that every client's socket sends without a copy.
+    public var event: ByteBuffer
+}
+
+/// A live query's states and its clients: DiffEngine's `LiveFeed` over orders by id.
+public typealias QueryFeed = LiveFeed<IdentifiableAdapter<Order>, QueryEvent>
+
+/// The frame to send a client for `event`: the publication's shared event when the client
+/// was one publication behind, else its own event (it joined late or fell behind: the
+/// changes from what it has, rendered for it).
+public func frame(for event: QueryFeed.Event) -> ByteBuffer {
+    let payload = event.publication.payload
+    if event.isPublicationsOwn { return payload.event }
+    return ByteBuffer(bytes: renderEvent(event.changeset, rows: event.publication.rows, isInitial: event.isInitial,
+                                         version: payload.version, committedAt: payload.committedAt))
 }
 
 /// What a query needs to tell, on the writer's queue, whether a commit can change its rows:
@@ -134,15 +143,15 @@ struct ResultWindow {
     }
 }
 
-/// One query, observed once for all its clients: after each commit it re-reads its rows,
-/// diffs them against the previous ones with a `Differ`, renders the event once, and wakes
-/// its clients. Commits that come while a refresh runs are folded into the next one.
+/// One query, observed once for all its clients: after each commit that can change its rows
+/// it re-reads them and publishes them to its `QueryFeed`, which diffs them against the
+/// previous ones once, renders the event once, and wakes the clients. Commits that come while
+/// a refresh runs are folded into the next one.
 public actor SharedQuery {
     public let spec: QuerySpec
     private let store: OrdersStore
-    private let differ = Differ(keepingPreviousSnapshotOf: IdentifiableAdapter<Order>())
-    private var latest: Publication?
-    private var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
+    /// The query's publications and subscribers.
+    public nonisolated let feed = QueryFeed(adapter: IdentifiableAdapter())
     private var refreshing = false
     private var dirty = false
     private var lastRefresh = ContinuousClock.now - .seconds(1)
@@ -161,42 +170,8 @@ public actor SharedQuery {
         self.store = store
     }
 
-    var subscriberCount: Int { subscribers.count }
-
-    /// The current publication (after the first refresh).
-    public func current() async throws -> Publication {
-        // Refreshes run one at a time (a refresh that read older rows must not publish after
-        // a newer one), so the first client waits for the running one.
-        var attempts = 0
-        while latest == nil {
-            attempts += 1
-            if attempts > 5_000 { throw WriteError("the query cannot be read") }
-            if refreshing { try await Task.sleep(for: .milliseconds(1)) } else { await commitHappened() }
-        }
-        return latest!
-    }
-
-    /// A stream of wake-ups: each says that a newer publication may exist. Only the newest
-    /// is kept, so a slow client is woken once for many commits.
-    func subscribe(_ id: UUID) -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        subscribers[id] = continuation
-        return stream
-    }
-
-    /// Removes a client; returns how many are left.
-    func unsubscribe(_ id: UUID) -> Int {
-        subscribers.removeValue(forKey: id)?.finish()
-        return subscribers.count
-    }
-
-    /// Stops every client's stream (the query is being dropped).
-    func finish() {
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers = [:]
-    }
-
-    /// Called after a commit: refresh now, or once more after the running refresh.
+    /// Called after a commit (and for the first client): refresh now, or once more after the
+    /// running refresh.
     func commitHappened() async {
         if refreshing {
             dirty = true
@@ -230,16 +205,13 @@ public actor SharedQuery {
         let spec = self.spec
         let rows = try await store.pool.read { db in try spec.fetch(db) }
         refreshCount += 1
-        let update = differ.diff(rows)
         window.withLock { $0 = ResultWindow(readPending: false, ids: Set(rows.lazy.map(\.id)), last: rows.last, count: rows.count) }
         // A commit that leaves this query's rows as they were publishes nothing.
-        guard update.changeset.hasChanges || latest == nil else { return }
-        let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
-                                version: commit.version, committedAt: commit.committedAtMilliseconds)
-        latest = Publication(sequence: (latest?.sequence ?? 0) + 1, version: commit.version,
-                             committedAt: commit.committedAtMilliseconds, rows: rows, event: event,
-                             eventBuffer: ByteBuffer(bytes: event))
-        for continuation in subscribers.values { continuation.yield() }
+        feed.publish(rows) { update in
+            let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
+                                    version: commit.version, committedAt: commit.committedAtMilliseconds)
+            return QueryEvent(version: commit.version, committedAt: commit.committedAtMilliseconds, event: ByteBuffer(bytes: event))
+        }
     }
 }
 
@@ -270,6 +242,7 @@ public func renderEvent(_ changes: Changeset, rows: [Order], isInitial: Bool, ve
 public actor QueryHub {
     private let store: OrdersStore
     private var queries: [QuerySpec: SharedQuery] = [:]
+    private var clients: [QuerySpec: Set<UUID>] = [:]
 
     public init(store: OrdersStore) {
         self.store = store
@@ -289,59 +262,30 @@ public actor QueryHub {
     /// How many queries are observed now.
     public var activeQueryCount: Int { queries.count }
 
-    /// The shared query for `spec`, with client `id` subscribed to it.
-    public func join(_ spec: QuerySpec, client id: UUID) async -> (SharedQuery, AsyncStream<Void>) {
+    /// The shared query for `spec`, with client `id` counted in; a new query reads its rows.
+    public func join(_ spec: QuerySpec, client id: UUID) -> SharedQuery {
         let query = queries[spec] ?? SharedQuery(spec: spec, store: store)
-        queries[spec] = query
-        observed.withLock { $0[spec] = query }
-        let stream = await query.subscribe(id)
-        return (query, stream)
+        if queries[spec] == nil {
+            queries[spec] = query
+            observed.withLock { $0[spec] = query }
+            Task { await query.commitHappened() }
+        }
+        clients[spec, default: []].insert(id)
+        return query
     }
 
     /// Removes client `id`; the query stops being observed when it was the last.
-    public func leave(_ spec: QuerySpec, client id: UUID) async {
+    public func leave(_ spec: QuerySpec, client id: UUID) {
         guard let query = queries[spec] else { return }
-        if await query.unsubscribe(id) == 0 && queries[spec] === query {
+        clients[spec]?.remove(id)
+        if clients[spec]?.isEmpty ?? true {
             queries[spec] = nil
+            clients[spec] = nil
             observed.withLock { $0[spec] = nil }
-            await query.finish()
+            query.feed.finish()
         }
     }
 
     /// The shared query for `spec`, if observed.
     public func query(_ spec: QuerySpec) -> SharedQuery? { queries[spec] }
-}
-
-/// One client's side of a live query: what it was last sent, so that it gets the shared
-/// event when it is one step behind and its own diff when it fell further behind.
-public struct ClientCursor: Sendable {
-    /// The sequence number of the publication it was last sent.
-    public var sequence: Int?
-    public var rows: [Order] = []
-
-    public init() {}
-
-    /// The next event for this client, or nil when it is up to date.
-    public mutating func nextEvent(from publication: Publication) -> [UInt8]? {
-        guard let sequence else {
-            // First event: everything, as an initial one.
-            let changes = Changeset(oldCount: 0, newCount: publication.rows.count, insertions: Array(publication.rows.indices))
-            self.sequence = publication.sequence
-            rows = publication.rows
-            return renderEvent(changes, rows: publication.rows, isInitial: true, version: publication.version,
-                               committedAt: publication.committedAt)
-        }
-        if sequence >= publication.sequence { return nil }
-        defer {
-            self.sequence = publication.sequence
-            rows = publication.rows
-        }
-        if sequence == publication.sequence - 1 { return publication.event } // the common case: shared
-        // Fell behind: commits coalesced into one diff from what it has.
-        // (Primary keys never repeat, so the diff cannot find repeated ids.)
-        guard let changes = try? diff(rows, publication.rows) else { return nil }
-        guard changes.hasChanges else { return nil }
-        return renderEvent(changes, rows: publication.rows, isInitial: false, version: publication.version,
-                           committedAt: publication.committedAt)
-    }
 }

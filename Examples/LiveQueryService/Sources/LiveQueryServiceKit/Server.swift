@@ -112,25 +112,19 @@ public struct LiveQueryServer: Sendable {
     }()
 }
 
-/// Sends a client its live query until it leaves: the initial event, then for each wake-up
-/// the shared event, or its own diff when it fell behind (a client that reads slowly is
-/// woken once for many commits, and holds one snapshot, whatever it missed).
+/// Sends a client its live query until it leaves: the initial event, then for each new
+/// publication the shared event, or its own when it fell behind (a client that reads slowly
+/// gets one event for many commits, and holds one snapshot, whatever it missed).
 func serveLiveQuery(_ spec: QuerySpec, hub: QueryHub, inbound: WebSocketInboundStream,
                     outbound: WebSocketOutboundWriter) async throws {
     let id = UUID()
-    let (query, wakeups) = await hub.join(spec, client: id)
+    let query = await hub.join(spec, client: id)
     await withTaskGroup(of: Void.self) { group in
         group.addTask {
-            var cursor = ClientCursor()
-            func send(_ publication: Publication) async throws {
-                guard let event = cursor.nextEvent(from: publication) else { return }
-                // The shared event goes out as the publication's own buffer; a coalesced one as its own.
-                let buffer = event == publication.event ? publication.eventBuffer : ByteBuffer(bytes: event)
-                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
-            }
             do {
-                try await send(try await query.current())
-                for await _ in wakeups { try await send(try await query.current()) }
+                for await event in query.feed.subscribe() {
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame(for: event))))
+                }
             } catch {}
         }
         group.addTask {

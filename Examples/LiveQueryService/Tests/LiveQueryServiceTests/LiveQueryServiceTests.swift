@@ -185,27 +185,34 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
             [order(4, 40), order(2, 20), order(3, 31)],
             [order(3, 32), order(4, 40), order(5, 50)],
         ]
-        var publications: [Publication] = []
-        for (index, rows) in snapshots.enumerated() {
-            let changes = index == 0 ? Changeset(oldCount: 0, newCount: rows.count, insertions: Array(rows.indices))
-                : try diff(snapshots[index - 1], rows)
-            let event = renderEvent(changes, rows: rows, isInitial: index == 0, version: index + 10, committedAt: 0)
-            publications.append(Publication(sequence: index + 1, version: index + 10, committedAt: 0, rows: rows,
-                                            event: event, eventBuffer: ByteBuffer(bytes: event)))
+        let feed = QueryFeed(adapter: IdentifiableAdapter())
+        var slow = QueryFeed.Cursor(), prompt = QueryFeed.Cursor(), mirror = LiveMirror()
+        func publish(_ index: Int) {
+            let rows = snapshots[index]
+            feed.publish(rows) { update in
+                let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial, version: index + 10, committedAt: 0)
+                return QueryEvent(version: index + 10, committedAt: 0, event: ByteBuffer(bytes: event))
+            }
         }
-        var slow = ClientCursor(), mirror = LiveMirror()
-        let initial = slow.nextEvent(from: publications[0])
-        try mirror.apply(try #require(initial))
-        let next = slow.nextEvent(from: publications[3])
-        let coalesced = try #require(next)
-        #expect(coalesced != publications[3].event)
-        try mirror.apply(coalesced)
+        func bytes(_ event: QueryFeed.Event?) throws -> [UInt8] {
+            var buffer = frame(for: try #require(event))
+            return buffer.readBytes(length: buffer.readableBytes)!
+        }
+        publish(0)
+        try mirror.apply(try bytes(feed.next(after: &slow)))
+        publish(1)
+        _ = feed.next(after: &prompt)
+        publish(2)
+        // One publication behind: the shared event, rendered once.
+        let shared = try #require(feed.next(after: &prompt))
+        #expect(shared.isPublicationsOwn && frame(for: shared) == feed.latest!.payload.event)
+        publish(3)
+        // Three behind: one event of its own from what it has, which brings it to the rows.
+        let coalesced = try #require(feed.next(after: &slow))
+        #expect(!coalesced.isPublicationsOwn && frame(for: coalesced) != feed.latest!.payload.event)
+        try mirror.apply(try bytes(coalesced))
         #expect(mirror.rows == snapshots[3])
-        #expect(slow.nextEvent(from: publications[3]) == nil)
-
-        var prompt = ClientCursor()
-        _ = prompt.nextEvent(from: publications[1])
-        #expect(prompt.nextEvent(from: publications[2]) == publications[2].event)
+        #expect(feed.next(after: &slow) == nil)
     }
 
     @Test func aRestartedServerGivesReconnectingClientsAFreshInitialEvent() async throws {
