@@ -185,11 +185,22 @@ internal func _equalPrefixLength<Adapter: RowAdapter>(
         return _integerPrefixLength(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: shorter,
                                     stride: MemoryLayout<Adapter.Row>.stride, identity: fields.identity, contents: fields.contents)
     }
-    var prefix = 0
-    while prefix < shorter, adapter._identitiesEqual(at: oldBase + prefix, newBase + prefix),
-          adapter._contentsEqual(at: oldBase + prefix, newBase + prefix) {
-        prefix += 1
+    @inline(__always) func equalRows(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>) -> Bool {
+        adapter._identitiesEqual(at: old, new) && adapter._contentsEqual(at: old, new)
     }
+    var prefix = 0
+    // Rows whose layout makes equal bytes equal rows are compared as bytes first (the check
+    // is hoisted out of the loop: the optimizer keeps the adapter's loop tight then).
+    if let equalBytes = _EqualBytes(adapter.rowLayout, rowSize: MemoryLayout<Adapter.Row>.size) {
+        let stride = MemoryLayout<Adapter.Row>.stride
+        while true {
+            prefix += equalBytes.prefixLength(UnsafeRawPointer(oldBase + prefix), UnsafeRawPointer(newBase + prefix),
+                                              count: shorter - prefix, stride: stride)
+            guard prefix < shorter, equalRows(oldBase + prefix, newBase + prefix) else { return prefix }
+            prefix += 1
+        }
+    }
+    while prefix < shorter, equalRows(oldBase + prefix, newBase + prefix) { prefix += 1 }
     return prefix
 }
 

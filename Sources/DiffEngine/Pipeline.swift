@@ -69,6 +69,9 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     /// The offsets of the content fields when the adapter's layout says they are all 8-byte
     /// integers: compared as bits where they lie, with no call to the adapter a row.
     @usableFromInline let integerContents: [Int]?
+    /// Whether the adapter's layout makes rows with equal bytes equal: such pairs need no
+    /// call to the adapter.
+    @usableFromInline let equalBytes: _EqualBytes?
 
     @inlinable
     init(_ old: UnsafeBufferPointer<Adapter.Row>, _ new: UnsafeBufferPointer<Adapter.Row>, _ adapter: Adapter,
@@ -77,7 +80,9 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         self.new = new
         self.adapter = adapter
         self.inParallel = inParallel
-        integerContents = adapter.rowLayout?._integerContents(rowSize: MemoryLayout<Adapter.Row>.size)
+        let layout = adapter.rowLayout
+        integerContents = layout?._integerContents(rowSize: MemoryLayout<Adapter.Row>.size)
+        equalBytes = _EqualBytes(layout, rowSize: MemoryLayout<Adapter.Row>.size)
     }
 
     @inlinable
@@ -147,6 +152,7 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
             let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), length = Int(runs[run + 2])
             for offset in 0..<length {
                 let oldRow = oldBase + oldStart + offset, newRow = newBase + newStart + offset
+                if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { continue }
                 if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
                 if !adapter._contentsEqual(at: oldRow, newRow) {
                     let newIndex = newStart + offset
@@ -165,6 +171,7 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
         for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
             let oldRow = oldBase + Int(pairing[newIndex]), newRow = newBase + newIndex
+            if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { continue }
             if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
             if !adapter._contentsEqual(at: oldRow, newRow) {
                 bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
@@ -189,7 +196,10 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         var any = false
         for newIndex in newRows {
             let oldIndex = pairing[newIndex]
-            if oldIndex != _unpaired && !adapter._contentsEqual(at: oldBase + Int(oldIndex), newBase + newIndex) {
+            guard oldIndex != _unpaired else { continue }
+            let oldRow = oldBase + Int(oldIndex), newRow = newBase + newIndex
+            if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { continue }
+            if !adapter._contentsEqual(at: oldRow, newRow) {
                 bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
                 any = true
             }

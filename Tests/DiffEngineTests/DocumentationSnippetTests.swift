@@ -227,6 +227,28 @@ struct Car: Identifiable, Equatable, Sendable {
         // end snippet
     }
 
+    @Test func liveFeed() async {
+        let blueCars = (0..<20).map { Car(id: $0, color: "blue", mileage: $0) }
+        let sent = EventCounter()
+        func send(_ message: [UInt8]) { sent.record(message.count) }
+        // snippet
+        // One observation for many clients: each new state is diffed once and rendered once.
+        let feed = LiveFeed<IdentifiableAdapter<Car>, [UInt8]>(adapter: IdentifiableAdapter())
+        feed.publish(blueCars) { update in JSONChangesetRenderer().render(update.changeset) }
+        let client = Task {                              // one a client, e.g. for its WebSocket
+            for await event in feed.subscribe() {
+                send(event.isPublicationsOwn ? event.publication.payload     // the shared event
+                     : JSONChangesetRenderer().render(event.changeset))     // it fell behind
+            }
+        }
+        // end snippet
+        // Waits without holding a thread, so the client's task can run.
+        for _ in 0..<60_000 where sent.count == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+        feed.finish()
+        await client.value
+        #expect(sent.count == 1 && sent.last == JSONChangesetRenderer().render(feed.latest!.changeset).count)
+    }
+
     /// The README and the articles quote only code that is in this file.
     @Test func everyDocumentedBlockIsHere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

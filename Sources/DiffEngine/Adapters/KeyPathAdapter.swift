@@ -50,6 +50,9 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
     /// The identity, when it is a stored field of a common type.
     @usableFromInline
     let identityField: _StoredField?
+    /// What the engine may read from the rows' memory (see `rowLayout`), worked out once.
+    @usableFromInline
+    let layout: RowLayout
 
     /// An adapter keyed by the identity's stable hash when `ID` is `StableHashable` (the value
     /// itself for integers), else by its per-process `hashValue`, verified with `==`.
@@ -67,8 +70,16 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
         identityIntegerOffset = Self.isEightByteInteger(ID.self) ? identityOffset : nil
         contentIntegerOffsets = Self.integerOffsets(repeat each content)
         singleIntegerContentOffset = contentIntegerOffsets.flatMap { $0.count == 1 ? $0[0] : nil }
-        contentFields = Self.storedFields(repeat each content)
-        identityField = _StoredField(identity)
+        let contentFields = Self.storedFields(repeat each content), identityField = _StoredField(identity)
+        self.contentFields = contentFields
+        self.identityField = identityField
+        var floatingPoint: RowLayout.FloatingPointFields?
+        if let identityField, let identityFields = _StoredFields([identityField]), let contentFields {
+            floatingPoint = RowLayout.FloatingPointFields(identityFields, contentFields)
+        }
+        layout = RowLayout(equalBytesAreEqualRows: true,
+                           integerIdentityOffset: keyFunction.isStable && keyFunction.isExact ? identityIntegerOffset : nil,
+                           integerContentOffsets: contentIntegerOffsets, floatingPointFields: floatingPoint)
     }
 
     @inlinable
@@ -302,10 +313,8 @@ public struct KeyPathAdapter<Row, ID: Hashable, each Content: Hashable>: RowAdap
 extension KeyPathAdapter {
     /// Equal bytes are equal rows; an integer identity whose stable hash is its bits, and
     /// content fields that are all stored 8-byte integers, are read where they lie.
+    /// With the identity and every content field stored and of a common type, the
+    /// floating-point fields among them are known too.
     @inlinable
-    public var rowLayout: RowLayout? {
-        RowLayout(equalBytesAreEqualRows: true,
-                  integerIdentityOffset: keyFunction.isStable && keyFunction.isExact ? identityIntegerOffset : nil,
-                  integerContentOffsets: contentIntegerOffsets)
-    }
+    public var rowLayout: RowLayout? { layout }
 }

@@ -35,6 +35,26 @@ public struct RowLayout: Hashable, Sendable {
     /// is an 8-byte integer at one of them: a paired row is updated exactly when one of these
     /// fields' bits differ. Nil otherwise.
     public var integerContentOffsets: [Int]?
+    /// Where the floating-point fields that identity or content equality reads lie, when
+    /// equal bytes are equal rows: a row is then equal to itself unless one of them holds a
+    /// NaN, which the engine tells from their bits, and two rows with equal bytes are equal
+    /// without a call to the adapter. Nil when not known: the engine asks the adapter.
+    public var floatingPointFields: FloatingPointFields?
+
+    /// The byte offsets of a row's floating-point fields (see ``RowLayout/floatingPointFields``).
+    public struct FloatingPointFields: Hashable, Sendable {
+        /// Fields of 8 bytes: `Double`, `Date`, and their optionals (whose payload is read
+        /// whether or not it is there).
+        public var doubleOffsets: [Int]
+        /// Fields of 4 bytes: `Float` and its optional.
+        public var floatOffsets: [Int]
+
+        /// Fields at these offsets (none for rows without floating-point fields).
+        public init(doubleOffsets: [Int] = [], floatOffsets: [Int] = []) {
+            self.doubleOffsets = doubleOffsets
+            self.floatOffsets = floatOffsets
+        }
+    }
 
     /// Creates a layout.
     /// - Parameters:
@@ -42,10 +62,13 @@ public struct RowLayout: Hashable, Sendable {
     ///   - integerIdentityOffset: where an 8-byte integer identity lies, or nil.
     ///   - integerContentOffsets: where the 8-byte integer content fields lie, when content is
     ///     only such fields; or nil.
-    public init(equalBytesAreEqualRows: Bool, integerIdentityOffset: Int? = nil, integerContentOffsets: [Int]? = nil) {
+    ///   - floatingPointFields: where the floating-point fields lie, when known; or nil.
+    public init(equalBytesAreEqualRows: Bool, integerIdentityOffset: Int? = nil, integerContentOffsets: [Int]? = nil,
+                floatingPointFields: FloatingPointFields? = nil) {
         self.equalBytesAreEqualRows = equalBytesAreEqualRows
         self.integerIdentityOffset = integerIdentityOffset
         self.integerContentOffsets = integerContentOffsets
+        self.floatingPointFields = floatingPointFields
     }
 
     /// The offsets of the identity and the contents when both are 8-byte integers, checked to

@@ -240,3 +240,18 @@ internal func _bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ si
     }
     return differ == 0
 }
+
+extension RowLayout.FloatingPointFields {
+    /// The floating-point fields of stored fields: the identity's and the contents'.
+    @inlinable
+    init(_ identity: _StoredFields, _ contents: _StoredFields) {
+        var doubles: [Int] = [], floats: [Int] = []
+        for fields in [identity, contents] {
+            let doubleOffsets = [fields.doubleOffsets.0, fields.doubleOffsets.1, fields.doubleOffsets.2, fields.doubleOffsets.3]
+            let floatOffsets = [fields.floatOffsets.0, fields.floatOffsets.1, fields.floatOffsets.2, fields.floatOffsets.3]
+            doubles += doubleOffsets.prefix(fields.doubleCount)
+            floats += floatOffsets.prefix(fields.floatCount)
+        }
+        self.init(doubleOffsets: doubles, floatOffsets: floats)
+    }
+}
