@@ -403,63 +403,26 @@ internal final class _CarriedKeys {
     }
 }
 
-extension _DiffWorkspace {
-    /// Pass 1 from carried keys, which must hold `oldKeys`: false (and nothing done) when
-    /// they cannot carry this diff, and the caller matches as usual.
-    @usableFromInline
-    func matchCarried(
-        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>, carried: _CarriedKeys
-    ) -> Bool {
-        guard carried.isUsable else { return false }
-        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
-        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
-        let workspace = reserve(size)
-        var matched = false
-        var input = dc_match_input_t(
-            old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
-            new_keys: newKeys.baseAddress, new_count: newKeys.count,
-            identity_equal: nil, context: nil, placement_seed: _placementSeed, collision_budget: 0)
-        let status = dc_match_carried(workspace, capacity, &input, 0, carried.memory, &matched)
-        _check(status, "dc_match_carried")
-        if matched {
-            oldCount = oldKeys.count
-            newCount = newKeys.count
-        }
-        return matched
-    }
+/// What the carried walk may read besides the keys (see `_DiffWorkspace.matchCarried`).
+@usableFromInline
+internal enum _CarriedRows {
+    /// Keys only: `newKeys` are all written.
+    case keys
+    /// Rows whose identity and content fields are 8-byte integers where they lie (a layout's
+    /// integer fields): the walk reads each new row once, writing its key into `newKeys`
+    /// and marking the updates as it pairs.
+    case fields(old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identity: Int, contents: [Int])
+    /// Rows compared as bytes (a layout where equal bytes are equal rows): blocks of rows
+    /// whose bytes did not change pair whole and take their old keys; the match's `readKeys`
+    /// writes the keys of the other new rows (`from..<to`) into `newKeys` and flags in
+    /// `newSelfUnequal` the ones unequal to themselves; `candidates` gets the pairs the
+    /// adapter must compare.
+    case bytes(old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int,
+               oldSelfUnequal: UnsafeBufferPointer<UInt64>?, newSelfUnequal: UnsafeMutableBufferPointer<UInt64>,
+               candidates: UnsafeMutableBufferPointer<UInt64>)
 }
 
-extension _DiffWorkspace {
-    /// `matchCarried` for rows whose identity and content fields are 8-byte integers where
-    /// they lie: reads each new row once, writing its identity key into `newKeys` (whatever
-    /// the outcome) and, when it pairs the rows (true), marking the updates as it goes.
-    /// `carried` must be usable and hold `oldKeys`, cut to no bits.
-    @usableFromInline
-    func matchCarriedRows(
-        old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identityOffset: Int, contentOffsets: [Int],
-        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys
-    ) -> Bool {
-        precondition(carried.isUsable, "the carried keys cannot pair this diff")
-        let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
-        precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
-        let workspace = reserve(size)
-        var matched = false
-        let status = contentOffsets.withUnsafeBufferPointer { offsets in
-            var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identityOffset,
-                                         content_offsets: offsets.baseAddress, content_count: offsets.count)
-            return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                         newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
-        }
-        _check(status, "dc_match_carried_rows")
-        if matched {
-            oldCount = oldKeys.count
-            newCount = newKeys.count
-        }
-        return matched
-    }
-}
-
-/// The closure behind `matchCarriedBytes`'s key reader: held by a class, so that the C
+/// The closure behind the key reader of `_CarriedRows.bytes`: held by a class, so that the C
 /// callback reaches it through an unretained reference.
 private final class _KeyReaderBox {
     let read: (Int, Int) -> Void
@@ -471,39 +434,50 @@ private let _keyReaderThunk: dc_read_keys_fn = { context, from, to in
 }
 
 extension _DiffWorkspace {
-    /// Passes 1 and 2 from carried keys for rows compared as bytes (`dc_match_carried_bytes`):
-    /// rows whose bytes equal their previous rows' pair whole and take their keys; `readKeys`
-    /// writes the keys of the other new rows (`from..<to`) into `newKeys` and flags the ones
-    /// unequal to themselves in `newSelfUnequal`. True when the workspace holds the pairing;
-    /// `candidates` then flags the pairs the adapter must compare. Whatever the answer, every
-    /// key and flag is written.
+    /// Pass 1 from carried keys, which must hold `oldKeys` (and pass 2 with `.fields`): false
+    /// (and no pairing) when they cannot carry this diff, and the caller pairs as usual.
+    /// With `.fields` and `.bytes` the walk writes `newKeys`, every one whatever the answer;
+    /// with `.keys` the caller has written them. Pointers must not escape the call.
     @usableFromInline
-    func matchCarriedBytes(
-        old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int,
-        oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>,
-        oldSelfUnequal: UnsafeBufferPointer<UInt64>?, newSelfUnequal: UnsafeMutableBufferPointer<UInt64>,
-        candidates: UnsafeMutableBufferPointer<UInt64>, carried: _CarriedKeys, readKeys: (Int, Int) -> Void
-    ) -> Bool {
-        precondition(carried.isUsable, "the carried keys cannot pair this diff")
-        let words = (newKeys.count + 63) / 64
-        precondition(candidates.count >= words && newSelfUnequal.count >= words, "one bit a new row")
+    func matchCarried(oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>,
+                      rows: _CarriedRows, carried: _CarriedKeys, readKeys: (Int, Int) -> Void = { _, _ in }) -> Bool {
+        guard carried.isUsable else { return false }
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         let workspace = reserve(size)
         var matched = false
-        let status = withoutActuallyEscaping(readKeys) { readKeys in
-            let box = _KeyReaderBox(readKeys)
-            return withExtendedLifetime(box) {
-                var rows = dc_row_bytes_t(old_rows: old, new_rows: new, stride: stride, read_keys: _keyReaderThunk,
-                                          context: Unmanaged.passUnretained(box).toOpaque(),
-                                          old_self_unequal: oldSelfUnequal?.baseAddress,
-                                          new_self_unequal: newSelfUnequal.baseAddress)
-                return dc_match_carried_bytes(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                              newKeys.baseAddress, newKeys.count, &rows, candidates.baseAddress,
-                                              carried.memory, &matched)
+        let status: dc_status_t
+        switch rows {
+        case .keys:
+            var input = dc_match_input_t(
+                old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
+                new_keys: newKeys.baseAddress, new_count: newKeys.count,
+                identity_equal: nil, context: nil, placement_seed: _placementSeed, collision_budget: 0)
+            status = dc_match_carried(workspace, capacity, &input, 0, carried.memory, &matched)
+        case let .fields(old, new, stride, identity, contents):
+            status = contents.withUnsafeBufferPointer { offsets in
+                var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identity,
+                                             content_offsets: offsets.baseAddress, content_count: offsets.count)
+                return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                             newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+            }
+        case let .bytes(old, new, stride, oldSelfUnequal, newSelfUnequal, candidates):
+            let words = (newKeys.count + 63) / 64
+            precondition(candidates.count >= words && newSelfUnequal.count >= words, "one bit a new row")
+            status = withoutActuallyEscaping(readKeys) { readKeys in
+                let box = _KeyReaderBox(readKeys)
+                return withExtendedLifetime(box) {
+                    var rows = dc_row_bytes_t(old_rows: old, new_rows: new, stride: stride, read_keys: _keyReaderThunk,
+                                              context: Unmanaged.passUnretained(box).toOpaque(),
+                                              old_self_unequal: oldSelfUnequal?.baseAddress,
+                                              new_self_unequal: newSelfUnequal.baseAddress)
+                    return dc_match_carried_bytes(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
+                                                  newKeys.baseAddress, newKeys.count, &rows, candidates.baseAddress,
+                                                  carried.memory, &matched)
+                }
             }
         }
-        _check(status, "dc_match_carried_bytes")
+        _check(status, "dc_match_carried")
         if matched {
             oldCount = oldKeys.count
             newCount = newKeys.count

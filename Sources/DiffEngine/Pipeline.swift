@@ -239,7 +239,7 @@ internal struct _NoUpdates: _UpdateMarking {
 /// place rows themselves), and hands the workspace to `read`. A stateful differ passes the
 /// keys it `carried` from its last snapshot (`oldKeys`): they pair the rows when they can
 /// (the differ then carries `newKeys` forward). `pairedWithUpdates`: the workspace already
-/// holds the pairing and the updates (`matchCarriedRows` paired rows of integer fields where
+/// holds the pairing and the updates (`matchCarried(rows: .fields)` paired rows of integer fields where
 /// they lie), so only moves, counts and the read remain.
 @inlinable
 internal func _runPasses<Updates: _UpdateMarking, Result>(
@@ -276,7 +276,9 @@ internal func _pairCarried<Updates: _UpdateMarking>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
     identities: _IdentityCheck?, carried: _CarriedKeys, updates: Updates
 ) -> Bool? {
-    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, carried: carried) else { return nil }
+    // `.keys`: the walk reads the new keys and writes none.
+    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: UnsafeMutableBufferPointer(mutating: newKeys), rows: .keys,
+                                 carried: carried) else { return nil }
     var marked = false
     if let identities, !identities.exact {
         if let held = updates.markCheckingIdentities(on: workspace) {

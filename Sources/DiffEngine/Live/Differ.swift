@@ -57,12 +57,13 @@ extension IdentifiableAdapter: ContentHashingAdapter where Element: Hashable {}
 /// Both also carry the set of the previous identity keys (16 to 32 bytes a row): while the
 /// rows' identities are distinct, a call pairs rows by walking the two snapshots side by
 /// side instead of indexing the previous rows, and keeps the pairing a run of rows at a time,
-/// so it costs a fifth to 40% of a one-shot diff of the same snapshots when 0.1% to 1% of
-/// the rows change. A changed row costs it about what it costs a one-shot diff: the more
-/// rows change, the less it saves. Keeping the snapshot with the library's `Identifiable`,
-/// `Hashable` or key-path adapter, the walk compares rows with the previous ones as bytes
-/// first, and the adapter reads and compares only the rows whose bytes changed: equal
-/// bytes are equal values. It remembers which rows were unequal to themselves (a `Double`
+/// so it costs a fraction of a one-shot diff of the same snapshots when few rows change (the
+/// figures are in the repository's `Benchmarks/RESULTS.md`). A changed row costs it about
+/// what it costs a one-shot diff: the more rows change, the less it saves. Keeping the
+/// snapshot with an adapter whose ``RowLayout`` says equal bytes are equal rows (the
+/// library's `Identifiable`, `Hashable` and key-path adapters say so), the walk compares rows
+/// with the previous ones as bytes first, and the adapter reads and compares only the rows
+/// whose bytes changed. It remembers which rows were unequal to themselves (a `Double`
 /// holding NaN), so those stay updates, as in a one-shot diff.
 /// ``keptBytesPerRow`` counts everything kept.
 ///
@@ -188,8 +189,8 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// - Returns: the changeset from the previous snapshot (all insertions on the first call).
     /// - Complexity: O(n) expected plus the moves' O(k log k); one identity key per row and
     ///   one content comparison (or content hash) per paired row, except that keeping the
-    ///   snapshot with the library's adapters, rows whose bytes equal their previous rows'
-    ///   take the previous keys and need no comparison. Keeping the snapshot, rows
+    ///   snapshot with an adapter whose layout says equal bytes are equal rows, rows whose
+    ///   bytes equal their previous rows' take the previous keys and need no comparison. Keeping the snapshot, rows
     ///   that all kept their identities and places (only contents changed, or nothing did)
     ///   are compared in place in one pass, without keys; when the count is the same but a
     ///   row is out of place, that pass stops there (the last and the middle row are checked
@@ -287,9 +288,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
                 previousKeys.withUnsafeBufferPointer { oldKeys in
                     nextKeys.withUnsafeMutableBufferPointer { newKeys in
-                        workspace.matchCarriedRows(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
-                                                   stride: MemoryLayout<Adapter.Row>.stride, identityOffset: layout.identity,
-                                                   contentOffsets: layout.contents, oldKeys: oldKeys, newKeys: newKeys, carried: carried)
+                        workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys,
+                                               rows: .fields(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
+                                                             stride: MemoryLayout<Adapter.Row>.stride, identity: layout.identity,
+                                                             contents: layout.contents),
+                                               carried: carried)
                     }
                 }
             }
@@ -375,12 +378,12 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                         nextSelfUnequal.withUnsafeMutableBufferPointer { newSelfUnequal in
                             candidateRows.withUnsafeMutableBufferPointer { candidates -> Bool in
                                 let anySelfUnequal = oldSelfUnequal.contains { $0 != 0 }
-                                let matched = workspace.matchCarriedBytes(
+                                let matched = workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, rows: .bytes(
                                     old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
-                                    stride: MemoryLayout<Adapter.Row>.stride, oldKeys: oldKeys, newKeys: newKeys,
+                                    stride: MemoryLayout<Adapter.Row>.stride,
                                     oldSelfUnequal: anySelfUnequal ? oldSelfUnequal : nil, newSelfUnequal: newSelfUnequal,
-                                    candidates: candidates, carried: carried
-                                ) { from, to in
+                                    candidates: candidates
+                                ), carried: carried) { from, to in
                                     adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
                                                               to: UnsafeMutableBufferPointer(rebasing: newKeys[from..<to]))
                                     let base = new.baseAddress!
@@ -664,8 +667,8 @@ extension Differ where Adapter: ContentHashingAdapter {
     ///   `keepsIdentities`, identities other than integers pair by their 64-bit hash.
     /// - Complexity: each call hashes every row's content, where a differ keeping the
     ///   snapshot compares only the paired rows: with integer fields the two cost about the
-    ///   same, with string or date fields hash-only state can cost more than a one-shot diff
-    ///   (2.3 to 3.3 times, for 100,000 records with 1% churn). It saves memory, not time.
+    ///   same, with string or date fields hash-only state can cost a few times a one-shot
+    ///   diff. It saves memory, not time.
     public convenience init(keepingOnlyHashesOf adapter: Adapter, moves: MoveMode = .minimal, keepsIdentities: Bool = false) {
         self.init(adapter: adapter, moves: moves, hashesOnly: keepsIdentities)
     }
