@@ -77,7 +77,10 @@ public struct JSONStagesRenderer<Header: Encodable, Item: Encodable>: ChangesetR
         var stages: [EncodedStage]
     }
 
-    /// Renders every stage's batch update as one JSON array, one line.
+    /// Renders the sectioned changeset and every stage as one JSON object, one line (the
+    /// shape above), with keys sorted.
+    /// - Complexity: O(changes + rows shown by the stages).
+    /// - Note: Traps if a header's or item's own `Encodable` conformance throws.
     public func render(_ staged: StagedChangeset<Header, Item>) -> [UInt8] {
         let document = Document(changeset: staged.changeset, stages: staged.stages.map { stage in
             EncodedStage(batch: stage.batch, sections: stage.sections.map { EncodedSection(header: $0.header, items: $0.items) })
