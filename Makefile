@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay
+.PHONY: bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -113,3 +113,9 @@ fuzz-smoke: fuzz-build
 
 fuzz-replay: fuzz-build
 	bash fuzz/run.sh 0
+
+# A fuzzing campaign of HOURS hours on both cores (campaign builds: UBSan and the core's
+# checks, no ASan), one line per harness appended to fuzz/campaign.log.
+HOURS ?= 1
+fuzz-campaign: deps
+	bash fuzz/campaign.sh $(HOURS)

@@ -246,5 +246,44 @@ func fuzzExtra(_ mode: ExtraMode, body: [UInt8], moves: MoveMode, alphabet: Int,
             if !problems.isEmpty { fail("differ stream \(moves) weak bits \(weakBits)", problems: problems, details: "update \(index): old: \(previous)\n  new: \(snapshot)", input: input) }
             previous = snapshot
         }
+        fuzzFeed(snapshots, moves: moves, pace: split, input: input)
     }
+}
+
+/// The snapshots published to a `LiveFeed` read by three subscribers that ask for their next
+/// event at different paces (from `pace`): every event turns what the subscriber had into the
+/// newest rows, a publication's own changes go to those one behind, and at the end every
+/// subscriber is at the newest rows.
+func fuzzFeed(_ snapshots: [[TestRow]], moves: MoveMode, pace: Int, input: [UInt8]) {
+    let feed = LiveFeed<IdentifiableAdapter<TestRow>, Int>(adapter: IdentifiableAdapter(), moves: moves)
+    var cursors = [LiveFeed<IdentifiableAdapter<TestRow>, Int>.Cursor](repeating: .init(), count: 3)
+    var mirrors = [[TestRow]?](repeating: nil, count: 3)
+    var payloads = 0
+    func read(_ subscriber: Int, at step: Int) {
+        guard let event = feed.next(after: &cursors[subscriber]) else { return }
+        var problems = checkChangeset(event.changeset, old: mirrors[subscriber] ?? [], new: event.publication.rows, mode: moves)
+        if event.isInitial != (mirrors[subscriber] == nil) { problems.append("isInitial is \(event.isInitial)") }
+        if event.isPublicationsOwn && event.changeset != event.publication.changeset { problems.append("its own changes differ from the publication's") }
+        if event.publication.sequence != feed.latest?.sequence { problems.append("not the newest publication") }
+        if !problems.isEmpty {
+            fail("live feed \(moves)", problems: problems, details: "subscriber \(subscriber), step \(step): old: \(mirrors[subscriber] ?? [])\n  new: \(event.publication.rows)", input: input)
+        }
+        mirrors[subscriber] = event.publication.rows
+    }
+    for (step, snapshot) in snapshots.enumerated() {
+        let newest = feed.latest?.rows
+        // Nothing published only when the rows equal the newest publication's.
+        if feed.publish(snapshot, payload: { _ in payloads += 1; return payloads }) == nil,
+           newest == nil || (try? diff(newest!, snapshot))?.hasChanges != false {
+            fail("live feed \(moves)", problems: ["a changed snapshot published nothing"], details: "step \(step)", input: input)
+        }
+        for subscriber in 0..<3 where (step + pace >> subscriber) % (subscriber + 1) == 0 { read(subscriber, at: step) }
+    }
+    for subscriber in 0..<3 {
+        read(subscriber, at: snapshots.count)
+        if feed.latest.map({ mirrors[subscriber] != $0.rows }) ?? false {
+            fail("live feed \(moves)", problems: ["subscriber \(subscriber) did not end at the newest rows"], details: "", input: input)
+        }
+    }
+    if payloads != feed.latest?.sequence ?? 0 { fail("live feed \(moves)", problems: ["\(payloads) payloads for \(feed.latest?.sequence ?? 0) publications"], details: "", input: input) }
 }
