@@ -64,6 +64,14 @@ bench-files: deps
 	swift build -c release --package-path Benchmarks --product diffengine
 	swift run -c release --package-path Benchmarks diffbench files --rows 1000000 --runs 5
 
+# A PostgreSQL server from Debian's package, in a scratch folder on a loopback port (PG_PORT,
+# 54329 by default), for the live-query service on PostgreSQL; `make postgres-stop` stops it.
+postgres:
+	bash scripts/postgres.sh start
+
+postgres-stop:
+	bash scripts/postgres.sh stop
+
 # The live-query service (Examples/LiveQueryService) on http://127.0.0.1:8080/.
 serve:
 	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000
