@@ -11,7 +11,8 @@
 #   bash fuzz/campaign.sh 8                  # 8 hours
 #   UPDATE_CORPUS=1 bash fuzz/campaign.sh 1  # also copy the minimised new inputs into fuzz/corpus
 #
-# Environment: FUZZ_WORK (scratch folder, default /tmp/diffengine-fuzz), FUZZ_CORES (2).
+# Environment: FUZZ_WORK (scratch folder, default /tmp/diffengine-fuzz), FUZZ_CORES (2),
+# FUZZ_HARNESSES (which harnesses, all six by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HOURS=${1:-1}
@@ -57,7 +58,7 @@ max_len() {
 }
 
 status=0
-for name in fuzz_core fuzz_swift_api fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl; do
+for name in ${FUZZ_HARNESSES:-fuzz_core fuzz_swift_api fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl}; do
     seconds=$(python3 -c "print(max(60, int($HOURS * 3600 * $(share "$name") / 100)))")
     found="$WORK/$name"
     mkdir -p "$found"
@@ -79,12 +80,13 @@ if not lines:
     print("0 0 0 0")
 else:
     first, last = lines[0], lines[-1]
-    failures = field(last, "oom") + field(last, "timeout") + field(last, "crash")
+    failed = re.search(r"oom/timeout/crash: (\d+)/(\d+)/(\d+)", last)
+    failures = sum(int(count) for count in failed.groups()) if failed else 0
     print(int(re.match(r"#(\d+)", last).group(1)), field(first, "cov"), field(last, "cov"), failures)
 PY
 )
     read -r executions cov_start cov_end failures <<<"$summary"
-    artifacts=$(ls "$WORK/$name"-crash-* "$WORK/$name"-timeout-* "$WORK/$name"-oom-* 2>/dev/null | wc -l)
+    artifacts=$( (ls "$WORK/$name"-crash-* "$WORK/$name"-timeout-* "$WORK/$name"-oom-* 2>/dev/null || true) | wc -l)
     if [ "$harness_status" -ne 0 ] && [ "$failures" -eq 0 ]; then failures=1; fi
     line="$(date -u +%Y-%m-%dT%H:%MZ) $commit $name executions=$executions seconds=$elapsed cov=$cov_start->$cov_end failures=$failures"
     echo "$line" | tee -a "$LOG"
