@@ -20,7 +20,6 @@ typedef struct dc_key_set {
     unsigned shift;
     uint32_t usable;     /* keys pairwise distinct and the set current */
     size_t count;        /* keys held, the zero key included */
-    uint64_t mask;
     uint32_t holds_zero;
     uint32_t reserved;
     dc_placement_t placement;
@@ -116,9 +115,8 @@ static dc_key_set_t *dc_key_set_checked(const void *set, size_t set_size) {
 }
 
 dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, size_t count,
-                             uint32_t key_bits, uint64_t placement_seed, bool *distinct) {
+                             uint64_t placement_seed, bool *distinct) {
     if (set == NULL || distinct == NULL || (count && keys == NULL)) return DC_ERR_NULL_POINTER;
-    if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
     const size_t needed = dc_key_set_size(count);
     if (needed == 0) return DC_ERR_TOO_MANY_ROWS;
     dc_status_t status = dc_check_workspace(set, set_size, needed);
@@ -127,13 +125,12 @@ dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, s
     memset(built, 0, sizeof *built);
     built->capacity = dc_table_capacity(count);
     built->shift = dc_table_shift(built->capacity);
-    built->mask = dc_key_mask(key_bits);
     built->placement = dc_placement_from_seed(placement_seed);
     memset(dc_set_slots(built), 0, built->capacity * 8);
     built->magic = DC_KEY_SET_MAGIC;
     *distinct = true;
     for (size_t i = 0; i < count; i++) {
-        if (!dc_set_insert(built, keys[i] & built->mask)) {
+        if (!dc_set_insert(built, keys[i])) {
             *distinct = false;
             return DC_OK; /* not usable: the walk below relies on one old row a key */
         }
@@ -155,21 +152,23 @@ typedef struct dc_walker {
     dc_workspace_t *ws;
     size_t m, n;
     const dc_key_set_t *set;
-    const uint64_t *old_keys, *new_keys;
-    uint64_t mask;
+    const uint64_t *old_keys;
+    uint64_t *new_keys;
     dc_verifier_t verifier;
     uint64_t *deferred;  /* new rows whose identity is in an old row off the sequence */
     size_t paired;
-    /* Rows read in place (dc_match_carried_rows), else NULL: the new keys are read out of
-     * the rows into `keys_out` (which `new_keys` then is) a little ahead of the walk, and
-     * contents are compared as rows pair, into `updated`. */
-    const dc_row_layout_t *layout;
-    /* Rows compared as bytes (dc_match_carried_bytes), else NULL: the caller writes the new
-     * keys into `keys_out` on request, and pairs whose bytes differ go to `candidates`. */
-    const dc_row_bytes_t *bytes;
+    /* What the walk reads besides the keys (the caller's input). DC_ROWS_FIELDS: the new keys
+     * are read out of the rows a little ahead of the walk, and contents are compared as rows
+     * pair, into `updated`. DC_ROWS_BYTES: pairs whose bytes differ go to `candidates`. */
+    const dc_carried_input_t *rows;
+    /* Whether new keys are written as the walk needs them (by read_keys, or out of the rows),
+     * rather than all given. */
+    bool reads_keys;
     uint64_t *candidates;
-    uint64_t *keys_out;
-    size_t keys_ready;   /* keys_out[0 ..< keys_ready] are written */
+    /* new_keys[0 ..< keys_ready] are written, or kept: the in-place prefix's keys are the old
+     * ones, and are never written. */
+    size_t keys_ready;
+    size_t kept;         /* the in-place prefix: new rows [0, kept) have the old rows' identities */
     uint64_t *updated;
     /* The pairing, as segments (workspace.h) and a bit a paired row on each side. */
     uint64_t *old_paired, *new_paired;
@@ -182,9 +181,8 @@ typedef struct dc_walker {
  * goes a row at a time (near a change; whole blocks write their own keys). */
 #define DC_KEYS_AHEAD 16
 
-/* Which copy of the walk: keys only; rows with integer fields read where they lie
- * (dc_match_carried_rows); rows compared as bytes, keys from the caller
- * (dc_match_carried_bytes). A constant in each copy. */
+/* Which copy of the walk, by the input's kind of rows (DC_ROWS_NONE, DC_ROWS_FIELDS,
+ * DC_ROWS_BYTES). A constant in each copy. */
 typedef enum { DC_WALK_KEYS, DC_WALK_FIELDS, DC_WALK_BYTES } dc_walk_mode_t;
 
 static inline uint64_t dc_load_field(const unsigned char *field) {
@@ -197,7 +195,7 @@ static inline uint64_t dc_load_field(const unsigned char *field) {
  * cache anyway, where the old keys' array is read only near changes, each read a miss. */
 static DC_ALWAYS_INLINE uint64_t dc_old_key(const dc_walker_t *w, size_t i, const bool fields) {
     if (!fields) return w->old_keys[i];
-    return dc_load_field((const unsigned char *)w->layout->old_rows + i * w->layout->stride + w->layout->identity_offset);
+    return dc_load_field((const unsigned char *)w->rows->old_rows + i * w->rows->stride + w->rows->identity_offset);
 }
 
 /* How far ahead of the walk the new rows are fetched: a fresh snapshot is rarely in cache,
@@ -205,24 +203,30 @@ static DC_ALWAYS_INLINE uint64_t dc_old_key(const dc_walker_t *w, size_t i, cons
  * Benchmarks/RESULTS.md). */
 #define DC_ROWS_PREFETCH_BYTES 2048
 
-/* Writes new keys [from, to) out of the rows. */
-static void dc_read_row_keys(const dc_row_layout_t *layout, uint64_t *keys, size_t from, size_t to) {
-    const unsigned char *field = (const unsigned char *)layout->new_rows + from * layout->stride + layout->identity_offset;
-    for (size_t j = from; j < to; j++, field += layout->stride) {
+/* Writes new keys [from, to) out of the rows (DC_ROWS_FIELDS). */
+static void dc_read_row_keys(const dc_carried_input_t *rows, uint64_t *keys, size_t from, size_t to) {
+    const unsigned char *field = (const unsigned char *)rows->new_rows + from * rows->stride + rows->identity_offset;
+    for (size_t j = from; j < to; j++, field += rows->stride) {
         __builtin_prefetch(field + DC_ROWS_PREFETCH_BYTES);
         keys[j] = dc_load_field(field);
     }
 }
 
-/* Rows and bytes modes: makes new keys [0, upto) readable (and some after them). */
-static inline void dc_keys_ready(dc_walker_t *w, size_t upto) {
-    if (w->keys_out == NULL || upto <= w->keys_ready) return;
-    const size_t end = w->n - upto > DC_KEYS_AHEAD ? upto + DC_KEYS_AHEAD : w->n;
-    if (w->bytes != NULL) {
-        w->bytes->read_keys(w->bytes->context, w->keys_ready, end);
-    } else {
-        dc_read_row_keys(w->layout, w->keys_out, w->keys_ready, end);
+/* Writes new keys [from, to), however this input gives them. */
+static void dc_write_keys(const dc_walker_t *w, size_t from, size_t to) {
+    if (from >= to) return;
+    if (w->rows->rows == DC_ROWS_FIELDS) {
+        dc_read_row_keys(w->rows, w->new_keys, from, to);
+    } else if (w->rows->read_keys != NULL) {
+        w->rows->read_keys(w->rows->read_context, from, to);
     }
+}
+
+/* Makes new keys [0, upto) readable (and some after them), where keys are read as needed. */
+static inline void dc_keys_ready(dc_walker_t *w, size_t upto) {
+    if (!w->reads_keys || upto <= w->keys_ready) return;
+    const size_t end = w->n - upto > DC_KEYS_AHEAD ? upto + DC_KEYS_AHEAD : w->n;
+    dc_write_keys(w, w->keys_ready, end);
     w->keys_ready = end;
 }
 
@@ -234,15 +238,24 @@ static inline uint32_t dc_bits16(const uint64_t *bits, size_t i) {
     return (uint32_t)(value & 0xFFFF);
 }
 
+/* Bytes mode: sets the bits [i, i + 16) of `bits` that are set in the low 16 bits of
+ * `value` (none past the bitmap's rows). */
+static inline void dc_or_bits16(uint64_t *bits, size_t i, uint32_t value) {
+    if (value == 0) return;
+    const size_t word = i / 64, shift = i % 64;
+    bits[word] |= (uint64_t)value << shift;
+    if (shift > 48 && (value >> (64 - shift)) != 0) bits[word + 1] |= (uint64_t)value >> (64 - shift);
+}
+
 /* Bytes mode: whether new row j cannot be taken as equal to old row i without the caller's
  * equality: their bytes differ, or the old row was unequal to itself. */
-static inline bool dc_bytes_need_compare(const dc_row_bytes_t *rows, size_t i, size_t j) {
+static inline bool dc_bytes_need_compare(const dc_carried_input_t *rows, size_t i, size_t j) {
     if (rows->old_self_unequal != NULL && dc_bit_get(rows->old_self_unequal, i)) return true;
     return memcmp((const unsigned char *)rows->old_rows + i * rows->stride,
                   (const unsigned char *)rows->new_rows + j * rows->stride, rows->stride) != 0;
 }
 
-static inline bool dc_contents_differ(const dc_row_layout_t *layout, size_t i, size_t j) {
+static inline bool dc_contents_differ(const dc_carried_input_t *layout, size_t i, size_t j) {
     const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * layout->stride;
     const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * layout->stride;
     for (size_t c = 0; c < layout->content_count; c++) {
@@ -269,8 +282,8 @@ static inline void dc_add_segment(dc_walker_t *w, size_t i, size_t j, size_t len
 /* Rows mode: marks new row j updated when its contents differ from old row i's. Bytes
  * mode: makes it a candidate when the caller's equality must tell. */
 static inline void dc_compare_pair(dc_walker_t *w, size_t i, size_t j) {
-    if (w->layout != NULL && dc_contents_differ(w->layout, i, j)) dc_bit_set(w->updated, j);
-    if (w->bytes != NULL && dc_bytes_need_compare(w->bytes, i, j)) dc_bit_set(w->candidates, j);
+    if (w->rows->rows == DC_ROWS_FIELDS && dc_contents_differ(w->rows, i, j)) dc_bit_set(w->updated, j);
+    if (w->rows->rows == DC_ROWS_BYTES && dc_bytes_need_compare(w->rows, i, j)) dc_bit_set(w->candidates, j);
 }
 
 /* What looking at old row i for new row j found. */
@@ -280,7 +293,7 @@ typedef enum { DC_LOOK_OTHER, DC_LOOK_PARTNER, DC_LOOK_ABSENT } dc_look_t;
  * identity: if it is taken (by an earlier new row) or has another identity, j pairs with
  * nothing. */
 static DC_ALWAYS_INLINE dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, uint64_t key, const bool fields) {
-    if ((dc_old_key(w, i, fields) & w->mask) != key) return DC_LOOK_OTHER;
+    if (dc_old_key(w, i, fields) != key) return DC_LOOK_OTHER;
     if (dc_bit_get(w->old_paired, i)) return DC_LOOK_ABSENT;
     if (w->verifier.equal != NULL && !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, i, DC_SIDE_NEW, j)) {
         w->verifier.failed++;
@@ -289,13 +302,13 @@ static DC_ALWAYS_INLINE dc_look_t dc_look(dc_walker_t *w, size_t i, size_t j, ui
     return DC_LOOK_PARTNER;
 }
 
-/* `rows`: whether the walk reads rows (w->layout), a constant in each copy of the walk. */
+/* `rows`: whether the walk reads rows (fields or bytes), a constant in each copy of the walk. */
 static inline void dc_walk_pair_as(dc_walker_t *w, size_t i, size_t j, bool rows) {
     dc_add_segment(w, i, j, 1);
     if (rows) dc_compare_pair(w, i, j);
 }
 
-static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->keys_out != NULL); }
+static inline void dc_walk_pair(dc_walker_t *w, size_t i, size_t j) { dc_walk_pair_as(w, i, j, w->rows->rows != DC_ROWS_NONE); }
 
 /* How many rows the walk compares at a time while the sequence holds, branch-free. */
 #define DC_FOLLOW_BLOCK 16
@@ -324,9 +337,10 @@ static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, cons
     return differ != 0;
 }
 
-/* Rows mode, one block of the walk's common case: how many of old rows [i, i + 16) and new
+/* Fields, one block of the walk's common case: how many of old rows [i, i + 16) and new
  * rows [j, j + 16) pair in sequence (up to the first pair of two identities), marking the
- * pairs whose contents differ; it writes the block's new keys (and so makes them ready).
+ * pairs whose contents differ; it writes the block's new keys (and so makes them ready),
+ * except in the in-place prefix (`keeps`), whose keys are the old ones.
  * First the block's bytes, 8 at a time (16 strides are a multiple of 8 bytes): equal bytes
  * are equal keys (the old keys are the old rows' identity fields) and equal contents, so an
  * unchanged block costs one comparison of its bytes. A block that differs anywhere, even
@@ -334,14 +348,17 @@ static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, cons
  * bit, so the first row off the sequence is found without stepping to it. It fetches the
  * new rows ahead a cache line at a time. Compiled for the common strides as constants
  * (`stride`), so that the loops unroll and vectorize. */
-static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride) {
-    const dc_row_layout_t *layout = w->layout;
+static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride,
+                                                       const bool keeps) {
+    const dc_carried_input_t *layout = w->rows;
     const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
     DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
-    const unsigned char *identity = new_row + layout->identity_offset;
-    for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = dc_load_field(identity + b * stride);
-    if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
+    if (!keeps) {
+        const unsigned char *identity = new_row + layout->identity_offset;
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->new_keys[j + b] = dc_load_field(identity + b * stride);
+        if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
+    }
     if (!dc_block_differs(old_row, new_row, stride)) return DC_FOLLOW_BLOCK;
     uint32_t other = 0, changed = 0;
     const size_t identity_offset = layout->identity_offset;
@@ -359,19 +376,50 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     return dc_block_pairs(w->updated, j, other, changed);
 }
 
-/* Bytes mode, one block: dc_follow_rows_block_as() for rows the core compares as bytes.
- * Equal bytes are equal identities and contents (the caller's equality is a function of a
- * row's value), so an unchanged block pairs whole and takes its old rows' keys, and an old
- * row unequal to itself passes that on. A block that differs asks the caller for its keys;
- * its rows pair up to the first other key, and those whose bytes differ are candidates. */
-static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride) {
-    const dc_row_bytes_t *rows = w->bytes;
+/* Bytes, in the in-place prefix, a block whose rows `differs` changed their bytes, when the
+ * caller compares identities in place: the rows whose bytes did not change keep their old
+ * rows' identities (and self-inequality); the caller tells, a run of changed rows at a time,
+ * how many of them kept theirs, without their keys, which the walk then never touches. The
+ * block pairs up to the first row that did not (whose key is then read as the walk goes on). */
+static size_t dc_keep_changed_rows(dc_walker_t *w, size_t j, uint32_t differs, uint32_t self_unequal) {
+    const dc_carried_input_t *rows = w->rows;
+    DC_CHECK(w->keys_ready == j, "the in-place prefix reads no key ahead");
+    size_t paired = DC_FOLLOW_BLOCK;
+    for (uint32_t runs = differs; runs != 0;) {
+        const unsigned first = (unsigned)__builtin_ctz(runs);
+        const unsigned length = (unsigned)__builtin_ctz(~(runs >> first));
+        const size_t kept = rows->identities_in_place(rows->read_context, j + first, j + first + length);
+        if (kept < length) {
+            paired = first + kept;
+            break;
+        }
+        runs &= ~(((UINT32_C(1) << length) - 1) << first);
+    }
+    const uint32_t in_place = paired == DC_FOLLOW_BLOCK ? UINT32_C(0xFFFF) : (UINT32_C(1) << paired) - 1;
+    dc_or_bits16(rows->new_self_unequal, j, self_unequal & ~differs & in_place);
+    for (uint32_t flagged = (differs | self_unequal) & in_place; flagged != 0; flagged &= flagged - 1) {
+        dc_bit_set(w->candidates, j + (size_t)__builtin_ctz(flagged));
+    }
+    return paired;
+}
+
+/* Bytes, one block: dc_follow_rows_block_as() for rows the core compares as bytes. Equal
+ * bytes are equal identities and contents (the caller's equality is a function of a row's
+ * value), so an unchanged block pairs whole and takes its old rows' keys (in the in-place
+ * prefix, `keeps`, it has them already), and an old row unequal to itself passes that on. A
+ * block that differs asks the caller for its keys; its rows pair up to the first other key,
+ * and those whose bytes differ are candidates. */
+static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride,
+                                                        const bool keeps) {
+    const dc_carried_input_t *rows = w->rows;
     const unsigned char *old_row = (const unsigned char *)rows->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)rows->new_rows + j * stride;
     DC_CHECK(w->keys_ready >= j, "the new keys before the block are written");
     const uint32_t self_unequal = rows->old_self_unequal != NULL ? dc_bits16(rows->old_self_unequal, i) : 0;
     if (!dc_block_differs(old_row, new_row, stride)) {
-        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->keys_out[j + b] = w->old_keys[i + b];
+        if (!keeps) {
+            for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->new_keys[j + b] = w->old_keys[i + b];
+        }
         if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
         for (uint32_t bits = self_unequal; bits != 0; bits &= bits - 1) {
             const size_t b = (size_t)__builtin_ctz(bits);
@@ -380,109 +428,138 @@ static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i
         }
         return DC_FOLLOW_BLOCK;
     }
-    dc_keys_ready(w, j + DC_FOLLOW_BLOCK);
-    uint32_t other = 0, changed = self_unequal;
-    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) other |= (uint32_t)(w->old_keys[i + b] != w->keys_out[j + b]) << b;
+    uint32_t differs = 0;
     for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
         uint64_t row_differs = 0;
         for (size_t word = 0; word < stride / 8; word++) {
             row_differs |= dc_load_field(old_row + b * stride + word * 8) ^ dc_load_field(new_row + b * stride + word * 8);
         }
-        changed |= (uint32_t)(row_differs != 0) << b;
+        differs |= (uint32_t)(row_differs != 0) << b;
     }
-    return dc_block_pairs(w->candidates, j, other, changed);
+    if (keeps && rows->identities_in_place != NULL) return dc_keep_changed_rows(w, j, differs, self_unequal);
+    /* The keys the walk has not read yet: a row with its old row's bytes has its key (and
+     * its self-inequality), so the block takes the old keys and bits, and the caller is
+     * asked only for each run of rows whose bytes changed, in order. */
+    const size_t start = w->keys_ready > j ? w->keys_ready - j : 0;
+    if (start < DC_FOLLOW_BLOCK) {
+        const uint32_t unread = (UINT32_C(0xFFFF) << start) & UINT32_C(0xFFFF);
+        memcpy(w->new_keys + j + start, w->old_keys + i + start, (DC_FOLLOW_BLOCK - start) * sizeof(uint64_t));
+        dc_or_bits16(rows->new_self_unequal, j, self_unequal & ~differs & unread);
+        for (uint32_t runs = differs & unread; runs != 0;) {
+            const unsigned first = (unsigned)__builtin_ctz(runs);
+            const unsigned length = (unsigned)__builtin_ctz(~(runs >> first));
+            rows->read_keys(rows->read_context, j + first, j + first + length);
+            runs &= ~(((UINT32_C(1) << length) - 1) << first);
+        }
+        w->keys_ready = j + DC_FOLLOW_BLOCK;
+    }
+    uint32_t other = 0;
+    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) other |= (uint32_t)(w->old_keys[i + b] != w->new_keys[j + b]) << b;
+    return dc_block_pairs(w->candidates, j, other, differs | self_unequal);
 }
 
-/* Rows and bytes modes: dc_follow()'s whole blocks, up to the first that leaves the
- * sequence, with the stride chosen once for the run of blocks. */
+/* Fields and bytes: dc_follow()'s whole blocks, up to the first that leaves the sequence,
+ * with the stride chosen once for the run of blocks. */
 static DC_ALWAYS_INLINE size_t dc_follow_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride,
-                                                   const bool bytes) {
+                                                   const bool bytes, const bool keeps) {
     size_t k = 0;
     while (limit - k >= DC_FOLLOW_BLOCK) {
-        const size_t paired = bytes ? dc_follow_bytes_block_as(w, i + k, j + k, stride) : dc_follow_rows_block_as(w, i + k, j + k, stride);
+        const size_t paired = bytes ? dc_follow_bytes_block_as(w, i + k, j + k, stride, keeps)
+                                    : dc_follow_rows_block_as(w, i + k, j + k, stride, keeps);
         k += paired;
+        if (keeps && w->keys_ready < j + k) w->keys_ready = j + k;
         if (paired < DC_FOLLOW_BLOCK) break;
     }
     return k;
 }
 
-static DC_ALWAYS_INLINE size_t dc_follow_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool bytes) {
-    const size_t stride = bytes ? w->bytes->stride : w->layout->stride;
-    switch (stride) {
-    case 16: return dc_follow_blocks_as(w, i, j, limit, 16, bytes);
-    case 24: return dc_follow_blocks_as(w, i, j, limit, 24, bytes);
-    case 32: return dc_follow_blocks_as(w, i, j, limit, 32, bytes);
-    default: return dc_follow_blocks_as(w, i, j, limit, stride, bytes);
+static DC_ALWAYS_INLINE size_t dc_follow_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool bytes,
+                                                const bool keeps) {
+    switch (w->rows->stride) {
+    case 16: return dc_follow_blocks_as(w, i, j, limit, 16, bytes, keeps);
+    case 24: return dc_follow_blocks_as(w, i, j, limit, 24, bytes, keeps);
+    case 32: return dc_follow_blocks_as(w, i, j, limit, 32, bytes, keeps);
+    default: return dc_follow_blocks_as(w, i, j, limit, w->rows->stride, bytes, keeps);
     }
 }
 
-static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, false); }
-static size_t dc_follow_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, true); }
+/* One copy each of the blocks of fields and bytes, in the prefix and after it. */
+static size_t dc_follow_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, false, false); }
+static size_t dc_follow_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, true, false); }
+static size_t dc_keep_rows_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, false, true); }
+static size_t dc_keep_bytes_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit) { return dc_follow_blocks(w, i, j, limit, true, true); }
 
 /* The walk's common case, rows that kept their order: how many of the `limit` old rows
- * from i and new rows from j pair in sequence (their keys agree, exact or masked). Rows
- * mode also compares the contents of those pairs, marking the ones that differ. Whole
- * blocks first (branch-free, vectorized; in rows mode up to the row that leaves the
- * sequence), then a row at a time. */
-static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const dc_walk_mode_t mode) {
+ * from i and new rows from j pair in sequence (their keys agree). Fields also compares the
+ * contents of those pairs, marking the ones that differ. Whole blocks first (branch-free,
+ * vectorized; over rows, up to the row that leaves the sequence), then a row at a time.
+ * `keeps`: the in-place prefix, where the new keys are the old ones and are not written. */
+static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, size_t limit, const dc_walk_mode_t mode,
+                                         const bool keeps) {
     const uint64_t *const old_keys = w->old_keys, *const new_keys = w->new_keys;
-    const uint64_t mask = w->mask;
     const bool rows = mode != DC_WALK_KEYS;
     size_t k = 0;
     if (rows) {
-        k = mode == DC_WALK_FIELDS ? dc_follow_rows_blocks(w, i, j, limit) : dc_follow_bytes_blocks(w, i, j, limit);
+        if (mode == DC_WALK_FIELDS) {
+            k = keeps ? dc_keep_rows_blocks(w, i, j, limit) : dc_follow_rows_blocks(w, i, j, limit);
+        } else {
+            k = keeps ? dc_keep_bytes_blocks(w, i, j, limit) : dc_follow_bytes_blocks(w, i, j, limit);
+        }
         if (limit - k >= DC_FOLLOW_BLOCK) return k; /* a block left the sequence at row k */
     }
     while (!rows && limit - k >= DC_FOLLOW_BLOCK) {
+        dc_keys_ready(w, j + k + DC_FOLLOW_BLOCK);
         uint64_t differ = 0;
         for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) differ |= old_keys[i + k + b] ^ new_keys[j + k + b];
-        if ((differ & mask) != 0) break;
+        if (differ != 0) break;
         k += DC_FOLLOW_BLOCK;
     }
     for (; k < limit; k++) {
-        if (rows) dc_keys_ready(w, j + k + 1);
-        if ((dc_old_key(w, i + k, mode == DC_WALK_FIELDS) & mask) != (new_keys[j + k] & mask)) break;
+        dc_keys_ready(w, j + k + 1);
+        if (dc_old_key(w, i + k, mode == DC_WALK_FIELDS) != new_keys[j + k]) break;
         if (rows) dc_compare_pair(w, i + k, j + k);
     }
     return k;
 }
 
-/* The walk is compiled twice (DC_ALWAYS_INLINE), for keys and for rows, so the keys' walk
- * tests nothing it does not need. */
+/* The walk is compiled three times (DC_ALWAYS_INLINE), for keys, fields and bytes, so each
+ * copy tests nothing it does not need. */
 
-/* step 1: the common prefix, then each new row in order against the old rows where the
- * sequence is expected to continue. A row found nowhere near waits for step 2, which
- * tells insertions (keys not in the set) from moved rows. After several in a row, one
- * scan further ahead picks the sequence up where it went (past a run of deleted rows);
- * a row found there pairs, and the walk follows only if the next rows continue from it. */
+/* step 1: the in-place prefix (from the caller's equal prefix on), then each new row in
+ * order against the old rows where the sequence is expected to continue. A row found
+ * nowhere near waits for step 2, which tells insertions (keys not in the set) from moved
+ * rows. After several in a row, one scan further ahead picks the sequence up where it went
+ * (past a run of deleted rows); a row found there pairs, and the walk follows only if the
+ * next rows continue from it. */
 static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mode) {
     const size_t m = w->m, n = w->n;
     const bool rows = mode != DC_WALK_KEYS, fields = mode == DC_WALK_FIELDS;
-    size_t j = 0;
+    size_t j = w->rows->equal_prefix;
+    w->keys_ready = j;
     if (w->verifier.equal == NULL) {
-        j = dc_follow(w, 0, 0, m < n ? m : n, mode);
+        j += dc_follow(w, j, j, (m < n ? m : n) - j, mode, true);
     } else {
         while (j < m && j < n) {
-            if (rows) dc_keys_ready(w, j + 1);
-            if ((w->old_keys[j] & w->mask) != (w->new_keys[j] & w->mask)
-                || !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j)) {
-                break;
-            }
+            dc_keys_ready(w, j + 1);
+            if (w->old_keys[j] != w->new_keys[j] || !w->verifier.equal(w->verifier.context, DC_SIDE_OLD, j, DC_SIDE_NEW, j)) break;
             if (rows) dc_compare_pair(w, j, j);
             j++;
         }
     }
     if (j > 0) dc_add_segment(w, 0, 0, j);
     w->ws->prefix_length = j;
+    /* Over keys only, every key past the caller's prefix was given (or read): only that
+     * prefix's are unwritten. */
+    w->kept = mode == DC_WALK_KEYS ? w->rows->equal_prefix : j;
+    if (w->keys_ready < j) w->keys_ready = j;
     size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
     size_t taken_ahead = 0;
     const uint64_t *const new_keys = w->new_keys;
-    const uint64_t mask = w->mask;
     for (; j < n; j++) {
         if (w->verifier.equal == NULL && guess >= taken_ahead) {
             /* The common case, rows that kept their order: pair while the keys agree. */
-            const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, mode);
+            const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, mode, false);
             j += followed;
             if (followed > 0) {
                 dc_add_segment(w, guess, j - followed, followed);
@@ -493,8 +570,8 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
             }
             if (j == n) break;
         }
-        if (rows) dc_keys_ready(w, j + 1);
-        const uint64_t key = new_keys[j] & mask;
+        dc_keys_ready(w, j + 1);
+        const uint64_t key = new_keys[j];
         const size_t window_end = m - guess > DC_CARRIED_WINDOW ? guess + DC_CARRIED_WINDOW : m;
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
@@ -517,8 +594,8 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
             if (look == DC_LOOK_PARTNER) {
                 dc_walk_pair_as(w, i - 1, j, rows);
                 if (i > taken_ahead) taken_ahead = i;
-                if (rows && j + 1 < n) dc_keys_ready(w, j + 2);
-                if (j + 1 < n && i < m && (dc_old_key(w, i, fields) & w->mask) == (w->new_keys[j + 1] & w->mask)) {
+                if (j + 1 < n) dc_keys_ready(w, j + 2);
+                if (j + 1 < n && i < m && dc_old_key(w, i, fields) == w->new_keys[j + 1]) {
                     guess = i;
                     off_sequence = 0;
                     next_scan = DC_CARRIED_RESYNC_AFTER;
@@ -532,12 +609,10 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
 }
 
 static void dc_walk(dc_walker_t *w) {
-    if (w->layout != NULL) {
-        dc_walk_as(w, DC_WALK_FIELDS);
-    } else if (w->bytes != NULL) {
-        dc_walk_as(w, DC_WALK_BYTES);
-    } else {
-        dc_walk_as(w, DC_WALK_KEYS);
+    switch (w->rows->rows) {
+    case DC_ROWS_FIELDS: dc_walk_as(w, DC_WALK_FIELDS); break;
+    case DC_ROWS_BYTES: dc_walk_as(w, DC_WALK_BYTES); break;
+    default: dc_walk_as(w, DC_WALK_KEYS); break;
     }
 }
 
@@ -557,10 +632,10 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
             for (; prefetched < DC_SET_PREFETCH_DISTANCE; prefetched++) {
                 size_t later = dc_bit_next(&ahead);
                 if (later == SIZE_MAX) break;
-                dc_set_prefetch(w->set, w->new_keys[later] & w->mask);
+                dc_set_prefetch(w->set, w->new_keys[later]);
             }
             if (prefetched > 0) prefetched--;
-            if (dc_set_contains(w->set, w->new_keys[j] & w->mask)) {
+            if (dc_set_contains(w->set, w->new_keys[j])) {
                 remaining++;
             } else {
                 dc_bit_clear(w->deferred, j);
@@ -574,7 +649,7 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
     const unsigned shift = dc_table_shift(capacity);
     uint64_t *table = dc_table(w->ws);
     memset(table, 0, capacity * 8);
-    const dc_key_view_t old_view = { w->old_keys, w->mask, DC_SIDE_OLD }, new_view = { w->new_keys, w->mask, DC_SIDE_NEW };
+    const dc_key_view_t old_view = { w->old_keys, UINT64_MAX, DC_SIDE_OLD }, new_view = { w->new_keys, UINT64_MAX, DC_SIDE_NEW };
     dc_verifier_t by_key = { NULL, NULL, 0, 0 }; /* keys are distinct here; identities are checked below */
     // The unpaired old rows: the clear bits of old_paired.
     for (size_t word = 0; word < dc_bitmap_words(w->m); word++) {
@@ -595,7 +670,7 @@ static dc_status_t dc_pair_deferred(dc_walker_t *w, bool *complete) {
             break;
         }
         const size_t i = dc_field_index(dc_slot_field(table[position]));
-        if (dc_look(w, i, j, w->new_keys[j] & w->mask, false) == DC_LOOK_PARTNER) dc_walk_pair(w, i, j);
+        if (dc_look(w, i, j, w->new_keys[j], false) == DC_LOOK_PARTNER) dc_walk_pair(w, i, j);
     }
     memset(w->deferred, 0, dc_bitmap_words(w->n) * 8);
     return DC_OK;
@@ -611,7 +686,7 @@ static void dc_check_pair_flags(const dc_walker_t *w, const uint64_t *flags) {
         const dc_segment_t segment = w->segments[s];
         for (uint32_t k = 0; k < segment.length; k++) {
             const size_t i = segment.old_start + k, j = segment.new_start + k;
-            const bool flag = w->layout != NULL ? dc_contents_differ(w->layout, i, j) : dc_bytes_need_compare(w->bytes, i, j);
+            const bool flag = w->rows->rows == DC_ROWS_FIELDS ? dc_contents_differ(w->rows, i, j) : dc_bytes_need_compare(w->rows, i, j);
             DC_CHECK(dc_bit_get(flags, j) == flag, "a pair is flagged exactly when its contents (rows) or bytes differ");
             expected += flag;
         }
@@ -622,116 +697,118 @@ static void dc_check_pair_flags(const dc_walker_t *w, const uint64_t *flags) {
 }
 #endif
 
-/* dc_match_carried(), with `layout` dc_match_carried_rows(), and with `bytes`
- * dc_match_carried_bytes() (keys_out is then input->new_keys; *keys_ready says how many of
- * them the walk wrote). */
-static dc_status_t dc_match_carried_with(void *workspace, size_t workspace_size, const dc_match_input_t *input,
-                                         uint32_t key_bits, const void *set, const dc_row_layout_t *layout,
-                                         const dc_row_bytes_t *bytes, uint64_t *candidates,
-                                         uint64_t *keys_out, size_t *keys_ready, bool *matched) {
-    *matched = false;
-    const size_t m = input->old_count, n = input->new_count;
-    if (key_bits > 64) return DC_ERR_INVALID_ARGUMENT;
-    const uint64_t mask = dc_key_mask(key_bits);
-    if (mask != UINT64_MAX && input->identity_equal == NULL) return DC_ERR_INVALID_ARGUMENT;
-    const dc_key_set_t *keys = dc_key_set_checked(set, SIZE_MAX);
-    if (keys == NULL) return DC_ERR_INVALID_ARGUMENT;
-    if (!keys->usable || keys->count != m || keys->mask != mask) return DC_OK;
-#ifdef DC_INTERNAL_CHECKS
-    for (size_t i = 0; i < m; i++) DC_CHECK(dc_set_contains(keys, input->old_keys[i] & mask), "the set holds the old keys");
-    if (layout != NULL) {
-        for (size_t i = 0; i < m; i++) {
-            DC_CHECK(input->old_keys[i] == dc_load_field((const unsigned char *)layout->old_rows + i * layout->stride + layout->identity_offset),
-                     "rows mode: the old keys are the old rows' identity fields");
+/* Whether the input is well formed for its kind of rows. */
+static dc_status_t dc_check_carried_input(const dc_carried_input_t *in) {
+    const size_t m = in->old_count, n = in->new_count;
+    if ((m && in->old_keys == NULL) || (n && in->new_keys == NULL)) return DC_ERR_NULL_POINTER;
+    if (in->equal_prefix > m || in->equal_prefix > n) return DC_ERR_INVALID_ARGUMENT;
+    if (in->identities_in_place != NULL && in->rows != DC_ROWS_BYTES) return DC_ERR_INVALID_ARGUMENT;
+    switch (in->rows) {
+    case DC_ROWS_NONE:
+        return DC_OK;
+    case DC_ROWS_FIELDS:
+        if ((m && in->old_rows == NULL) || (n && in->new_rows == NULL) || (in->content_count && in->content_offsets == NULL)) {
+            return DC_ERR_NULL_POINTER;
         }
+        if (in->read_keys != NULL || in->identity_equal != NULL || in->equal_prefix != 0) return DC_ERR_INVALID_ARGUMENT;
+        if (in->stride < 8 || in->identity_offset > in->stride - 8) return DC_ERR_INVALID_ARGUMENT;
+        for (size_t c = 0; c < in->content_count; c++) {
+            if (in->content_offsets[c] > in->stride - 8) return DC_ERR_INVALID_ARGUMENT;
+        }
+        return DC_OK;
+    case DC_ROWS_BYTES:
+        if (in->read_keys == NULL || in->new_self_unequal == NULL || in->candidates == NULL
+            || (m && in->old_rows == NULL) || (n && in->new_rows == NULL)) {
+            return DC_ERR_NULL_POINTER;
+        }
+        if (in->identity_equal != NULL || in->equal_prefix != 0) return DC_ERR_INVALID_ARGUMENT;
+        if (in->stride == 0 || in->stride % 8 != 0) return DC_ERR_INVALID_ARGUMENT;
+        return DC_OK;
+    default:
+        return DC_ERR_INVALID_ARGUMENT;
     }
-#endif
+}
+
+/* Steps 1 and 2; *matched false when the set cannot carry this diff (the workspace then
+ * holds nothing). The walker keeps how far the keys are written. */
+static dc_status_t dc_walk_carried(dc_walker_t *walker, void *workspace, size_t workspace_size, bool *matched) {
+    const dc_carried_input_t *in = walker->rows;
+    const size_t m = in->old_count, n = in->new_count;
     dc_workspace_t *ws;
     dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
     if (status != DC_OK) return status;
-
-    dc_walker_t walker = {
-        .ws = ws, .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
-        .mask = mask, .verifier = { input->identity_equal, input->context, 0, 0 },
-        .deferred = dc_moved(ws),
-        .layout = layout, .bytes = bytes, .candidates = candidates,
-        .keys_out = keys_out, .keys_ready = 0, .updated = dc_updated(ws),
-        .old_paired = dc_old_paired(ws), .new_paired = dc_new_paired(ws),
-        .segments = dc_segments(ws), .segment_count = 0,
-    };
-    memset(walker.old_paired, 0, dc_bitmap_words(m) * 8);
-    memset(walker.new_paired, 0, dc_bitmap_words(n) * 8);
-    dc_walk(&walker);                                            /* step 1 */
-    dc_keys_ready(&walker, n);
-    *keys_ready = walker.keys_ready;
-    walker.walk_segments = walker.segment_count;
+    walker->ws = ws;
+    walker->deferred = dc_moved(ws);
+    walker->updated = dc_updated(ws);
+    walker->old_paired = dc_old_paired(ws);
+    walker->new_paired = dc_new_paired(ws);
+    walker->segments = dc_segments(ws);
+    memset(walker->old_paired, 0, dc_bitmap_words(m) * 8);
+    memset(walker->new_paired, 0, dc_bitmap_words(n) * 8);
+    dc_walk(walker);                                             /* step 1 */
+    dc_keys_ready(walker, n);
+    walker->walk_segments = walker->segment_count;
     bool complete;
-    if ((status = dc_pair_deferred(&walker, &complete)) != DC_OK) return status;  /* step 2 */
+    if ((status = dc_pair_deferred(walker, &complete)) != DC_OK) return status;  /* step 2 */
     if (!complete) return DC_OK; /* the workspace stays empty */
-    ws->paired = walker.paired;
+    ws->paired = walker->paired;
     ws->segmented = 1;
-    ws->segment_count = walker.segment_count;
-    ws->walk_segments = walker.walk_segments;
+    ws->segment_count = walker->segment_count;
+    ws->walk_segments = walker->walk_segments;
     dc_check_segments(ws);
 #ifdef DC_INTERNAL_CHECKS
-    if (layout != NULL) dc_check_pair_flags(&walker, walker.updated);
-    if (bytes != NULL) dc_check_pair_flags(&walker, candidates);
+    if (in->rows == DC_ROWS_FIELDS) dc_check_pair_flags(walker, walker->updated);
+    if (in->rows == DC_ROWS_BYTES) dc_check_pair_flags(walker, in->candidates);
+    for (size_t j = 0; j < walker->kept; j++) {
+        DC_CHECK(dc_bit_get(walker->new_paired, j), "the kept prefix pairs in place");
+    }
 #endif
     ws->state = DC_STATE_MATCHED;
     *matched = true;
     return DC_OK;
 }
 
-dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
-                             uint32_t key_bits, const void *set, bool *matched) {
-    if (input == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
-    *matched = false;
-    if ((input->old_count && input->old_keys == NULL) || (input->new_count && input->new_keys == NULL)) return DC_ERR_NULL_POINTER;
-    size_t keys_ready = 0;
-    return dc_match_carried_with(workspace, workspace_size, input, key_bits, set, NULL, NULL, NULL, NULL, &keys_ready, matched);
-}
-
-dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
-                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                  const dc_row_layout_t *layout, const void *set, bool *matched) {
-    if (layout == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
-    *matched = false;
-    if ((old_count && (old_keys == NULL || layout->old_rows == NULL)) || (new_count && (new_keys == NULL || layout->new_rows == NULL))
-        || (layout->content_count && layout->content_offsets == NULL)) {
-        return DC_ERR_NULL_POINTER;
+dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_carried_input_t *input, const void *set,
+                             dc_carried_result_t *result) {
+    if (input == NULL || result == NULL || set == NULL) return DC_ERR_NULL_POINTER;
+    *result = (dc_carried_result_t){ false, 0 };
+    dc_status_t status = dc_check_carried_input(input);
+    if (status != DC_OK) return status;
+    const size_t m = input->old_count, n = input->new_count;
+    const dc_key_set_t *keys = dc_key_set_checked(set, SIZE_MAX);
+    if (keys == NULL) return DC_ERR_INVALID_ARGUMENT;
+    if (input->rows == DC_ROWS_BYTES) {
+        memset(input->candidates, 0, dc_bitmap_words(n) * 8);
+        memset(input->new_self_unequal, 0, dc_bitmap_words(n) * 8);
     }
-    if (layout->stride < 8 || layout->identity_offset > layout->stride - 8) return DC_ERR_INVALID_ARGUMENT;
-    for (size_t c = 0; c < layout->content_count; c++) {
-        if (layout->content_offsets[c] > layout->stride - 8) return DC_ERR_INVALID_ARGUMENT;
+    dc_walker_t walker = {
+        .m = m, .n = n, .set = keys, .old_keys = input->old_keys, .new_keys = input->new_keys,
+        .verifier = { input->identity_equal, input->equal_context, 0, 0 },
+        .rows = input, .reads_keys = input->rows == DC_ROWS_FIELDS || input->read_keys != NULL,
+        .candidates = input->candidates, .keys_ready = input->equal_prefix,
+    };
+    bool matched = false;
+    if (keys->usable && keys->count == m) {
+#ifdef DC_INTERNAL_CHECKS
+        for (size_t i = 0; i < m; i++) DC_CHECK(dc_set_contains(keys, input->old_keys[i]), "the set holds the old keys");
+        if (input->rows == DC_ROWS_FIELDS) {
+            for (size_t i = 0; i < m; i++) {
+                DC_CHECK(input->old_keys[i] == dc_old_key(&walker, i, true), "fields: the old keys are the old rows' identity fields");
+            }
+        }
+#endif
+        status = dc_walk_carried(&walker, workspace, workspace_size, &matched);
     }
-    const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
-    size_t keys_ready = 0;
-    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, layout, NULL, NULL,
-                                               new_keys, &keys_ready, matched);
+    if (matched) {
+        *result = (dc_carried_result_t){ true, walker.kept };
+        return DC_OK;
+    }
     /* The keys are the caller's whatever happened: a diff the set cannot carry needs them. */
-    if (keys_ready < new_count) dc_read_row_keys(layout, new_keys, keys_ready, new_count);
-    return status;
-}
-
-dc_status_t dc_match_carried_bytes(void *workspace, size_t workspace_size,
-                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                   const dc_row_bytes_t *rows, uint64_t *candidates, const void *set, bool *matched) {
-    if (rows == NULL || matched == NULL || set == NULL) return DC_ERR_NULL_POINTER;
-    *matched = false;
-    if (rows->read_keys == NULL || rows->new_self_unequal == NULL || candidates == NULL
-        || (old_count && (old_keys == NULL || rows->old_rows == NULL))
-        || (new_count && (new_keys == NULL || rows->new_rows == NULL))) {
-        return DC_ERR_NULL_POINTER;
+    if (walker.reads_keys && walker.keys_ready < n) dc_write_keys(&walker, walker.keys_ready, n);
+    if (walker.kept > 0 || input->equal_prefix > 0) {
+        const size_t kept = walker.kept > input->equal_prefix ? walker.kept : input->equal_prefix;
+        memcpy(input->new_keys, input->old_keys, kept * 8);
     }
-    if (rows->stride == 0 || rows->stride % 8 != 0) return DC_ERR_INVALID_ARGUMENT;
-    memset(candidates, 0, dc_bitmap_words(new_count) * 8);
-    memset(rows->new_self_unequal, 0, dc_bitmap_words(new_count) * 8);
-    const dc_match_input_t input = { .old_keys = old_keys, .old_count = old_count, .new_keys = new_keys, .new_count = new_count };
-    size_t keys_ready = 0;
-    dc_status_t status = dc_match_carried_with(workspace, workspace_size, &input, 0, set, NULL, rows, candidates,
-                                               new_keys, &keys_ready, matched);
-    /* As in dc_match_carried_rows(): every key written, whatever happened. */
-    if (keys_ready < new_count) rows->read_keys(rows->context, keys_ready, new_count);
     return status;
 }
 
@@ -761,10 +838,10 @@ dc_status_t dc_key_set_update(void *set, size_t set_size,
     /* Removals first: a pair DC_MOVES_NONE dropped is deleted and inserted under one key. */
     for (size_t k = 0; k < deleted_count; k++) {
         /* Only a list naming one row twice, or keys other than the set's, can miss. */
-        if (!dc_set_remove(keys, old_keys[deleted[k]] & keys->mask)) return DC_ERR_INVALID_ARGUMENT;
+        if (!dc_set_remove(keys, old_keys[deleted[k]])) return DC_ERR_INVALID_ARGUMENT;
     }
     for (size_t k = 0; k < inserted_count; k++) {
-        if (!dc_set_insert(keys, new_keys[inserted[k]] & keys->mask)) return DC_OK;
+        if (!dc_set_insert(keys, new_keys[inserted[k]])) return DC_OK;
     }
     DC_CHECK(keys->count == new_count, "the set holds one key a new row");
     keys->usable = 1;

@@ -34,7 +34,7 @@ typedef struct dc_workspace {
     size_t segments_offset;  /* segmented: dc_segment_t[min(old_count, new_count)] */
 } dc_workspace_t;
 
-/* The carried walk (dc_match_carried() and dc_match_carried_rows()) keeps its pairing as
+/* The carried walk (dc_match_carried()) keeps its pairing as
  * segments (dc_segment_t) instead of the two pairing arrays: a walk that pairs long runs of
  * rows then costs a write a run, not two a row, and passes 2 to 4 work a segment at a time.
  * Segments [0, walk_segments) are the walk's and the rest the deferred rows'; each group is

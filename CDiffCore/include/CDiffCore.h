@@ -133,9 +133,8 @@ dc_status_t dc_match(void *workspace, size_t workspace_size, const dc_match_inpu
 
 /* After dc_match(): the pairing, indexed by new row: the paired old index, or DC_UNPAIRED.
  * The pointer is into the workspace and is valid until the next dc_match() on it.
- * NULL when the workspace holds no match. After dc_match_carried() or
- * dc_match_carried_rows() the workspace holds its pairing a segment of rows at a time, and
- * the first call writes it out per row (time in the rows: a caller that only reads the
+ * NULL when the workspace holds no match. After dc_match_carried() the workspace holds its pairing a segment of rows at a time,
+ * and the first call writes it out per row (time in the rows: a caller that only reads the
  * lists does not ask, and dc_pairing_segments() reads it as it is). */
 const uint32_t *dc_new_to_old(void *workspace);
 
@@ -147,10 +146,9 @@ typedef struct dc_segment {
     uint32_t length;
 } dc_segment_t;
 
-/* After dc_match_carried() or dc_match_carried_rows(): the pairing as *count segments, in
- * no particular order, without writing it out per row. NULL (*count 0) when the workspace
- * holds no match, or holds it per row (after dc_match(), or once dc_new_to_old() was
- * called). Valid until the next pass that writes the pairing out or a new match. */
+/* After dc_match_carried(): the pairing as *count segments, in no particular order,
+ * without writing it out per row. NULL (*count 0) when the workspace holds no match, or
+ * holds it per row (after dc_match(), or once dc_new_to_old() was called). Valid until the next pass that writes the pairing out or a new match. */
 const dc_segment_t *dc_pairing_segments(void *workspace, size_t *count);
 
 /* Pass 2, after dc_match(): flags every paired row whose content hashes differ as updated. When
@@ -229,78 +227,93 @@ dc_status_t dc_diff(void *workspace, size_t workspace_size, const dc_diff_input_
 /* Bytes a key set of `count` keys needs (it then takes updates up to 1.5 * count keys), or
  * 0 when too many. The buffer must be 8-byte aligned. */
 size_t dc_key_set_size(size_t count);
-/* Builds the set of `keys` (each cut to its `key_bits` low bits; 0 or 64 keep all) in `set`.
- * *distinct tells whether the keys were pairwise distinct; only then can the set carry
- * diffs (otherwise it stays marked as not usable until rebuilt). `placement_seed` as in
- * dc_match_input_t. */
+/* Builds the set of `keys` in `set`. *distinct tells whether the keys were pairwise
+ * distinct; only then can the set carry diffs (otherwise it stays marked as not usable until
+ * rebuilt). `placement_seed` as in dc_match_input_t. */
 dc_status_t dc_key_set_build(void *set, size_t set_size, const uint64_t *keys, size_t count,
-                             uint32_t key_bits, uint64_t placement_seed, bool *distinct);
-/* Pass 1 from a carried set: what dc_match() computes, for a `set` built from (or updated
- * to) exactly `input->old_keys` with the same `key_bits`. *matched is false, with nothing
- * done, when the set cannot carry this diff (its keys were not distinct, or the new rows
- * repeat an old identity out of order): then call dc_match(). Equal keys are verified with
- * `input->identity_equal` when given (required with cut keys). The pairing is held a
- * segment of rows at a time (dc_pairing_segments()), so that dc_mark_updates_by_hash(),
- * dc_finish() in DC_MOVES_MINIMAL and dc_read() take time in the runs of rows, not in all
- * rows; other move modes and dc_new_to_old() write it out per row first. */
-dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_match_input_t *input,
-                             uint32_t key_bits, const void *set, bool *matched);
-/* Rows read where they lie: `stride` bytes a row; the identity an 8-byte integer at
- * `identity_offset` (its key is its bits, so keys are exact); the content 8-byte fields at
- * `content_offsets` (a paired row is updated when any field's bits differ). */
-typedef struct dc_row_layout {
-    const void *old_rows;
+                             uint64_t placement_seed, bool *distinct);
+/* What the carried walk may read besides the keys. */
+typedef enum dc_rows_kind {
+    /* Keys only. */
+    DC_ROWS_NONE = 0,
+    /* Rows the core compares as bytes (`stride` bytes a row, a multiple of 8), for rows whose
+     * fields it cannot read: rows with equal bytes have equal identities and keys, and are
+     * equal exactly when the old row is equal to itself (what a value's equality gives). */
+    DC_ROWS_BYTES = 1,
+    /* Rows read where they lie (`stride` bytes a row): the identity an 8-byte integer at
+     * `identity_offset` (its key is its bits, so keys are exact); the content 8-byte fields
+     * at `content_offsets` (a paired row is updated when any field's bits differ). */
+    DC_ROWS_FIELDS = 2,
+} dc_rows_kind_t;
+/* Writes the keys of new rows [from, to) into the match's `new_keys`; with DC_ROWS_BYTES,
+ * also sets in `new_self_unequal` the bit of each of those rows that the caller's equality
+ * finds unequal to itself (a field holding NaN). */
+typedef void (*dc_read_keys_fn)(void *context, size_t from, size_t to);
+typedef struct dc_carried_input {
+    const uint64_t *old_keys; /* the keys the set holds, one an old row */
+    size_t old_count;
+    uint64_t *new_keys;       /* one a new row: given, or written as the walk needs them */
+    size_t new_count;
+    /* NULL: new_keys hold every key from equal_prefix on (DC_ROWS_FIELDS reads them out of
+     * the rows itself). Otherwise the walk asks for the keys it needs, in order, a few at a
+     * time (DC_ROWS_BYTES requires it). */
+    dc_read_keys_fn read_keys;
+    void *read_context;
+    /* DC_ROWS_BYTES, optional: in the in-place prefix, for new rows [from, to) whose bytes
+     * changed, how many of them, from the first, have the identities of the old rows at their
+     * indices (setting their new_self_unequal bits as read_keys would). Those rows keep their
+     * keys, which the walk then neither reads nor asks for. Called with read_context. */
+    size_t (*identities_in_place)(void *context, size_t from, size_t to);
+    /* NULL: equal keys are equal identities. Otherwise every pair the walk makes by key is
+     * verified with it (DC_ROWS_NONE only). */
+    dc_equal_fn identity_equal;
+    void *equal_context;
+    /* DC_ROWS_NONE: new rows [0, equal_prefix) are, by the caller's equality, equal in
+     * identity and content to the old rows at their indices; their keys are not read. */
+    size_t equal_prefix;
+    dc_rows_kind_t rows;
+    const void *old_rows;     /* DC_ROWS_BYTES, DC_ROWS_FIELDS */
     const void *new_rows;
     size_t stride;
-    size_t identity_offset;
+    size_t identity_offset;   /* DC_ROWS_FIELDS */
     const size_t *content_offsets;
     size_t content_count;
-} dc_row_layout_t;
-/* Passes 1 and 2 from a carried set for rows laid out as `layout` says (a stateful differ
- * over integer fields): dc_match_carried() with exact keys, which also reads the new rows'
- * identity keys into `new_keys` (new_count of them) as it goes, and compares each pair's
- * content fields as it pairs them, so each new row is read once, while it is in cache.
- * `old_keys` are the old rows' keys, as the set holds them (key_bits 0): their identity
- * fields, as the previous call wrote them (the walk reads them out of the old rows too,
- * and a block of rows with equal bytes pairs whole). When *matched,
- * the workspace holds the pairing (in segments, as dc_match_carried() leaves it) and the
- * updates (as after dc_mark_updated_rows()); otherwise it holds nothing, `new_keys` is
- * still written, and the caller goes on with dc_match() and marks updates itself. */
-dc_status_t dc_match_carried_rows(void *workspace, size_t workspace_size,
-                                  const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                  const dc_row_layout_t *layout, const void *set, bool *matched);
-/* Rows the core compares as bytes, for a stateful differ over rows whose fields it cannot
- * read: `stride` bytes a row, a multiple of 8. The caller's `read_keys(context, from, to)`
- * writes the keys of new rows [from, to) into the `new_keys` the match was given and sets,
- * in `new_self_unequal`, the bit of each of those rows that the caller's equality finds
- * unequal to itself (a field holding NaN). `old_self_unequal` has those bits for the old
- * rows, as the previous call left them, or is NULL when no old row has one. */
-typedef void (*dc_read_keys_fn)(void *context, size_t from, size_t to);
-typedef struct dc_row_bytes {
-    const void *old_rows;
-    const void *new_rows;
-    size_t stride;
-    dc_read_keys_fn read_keys;
-    void *context;
+    /* DC_ROWS_BYTES: a bit an old row, set where the row was unequal to itself (as the
+     * previous call left new_self_unequal), or NULL when none was; a bit a new row, zeroed
+     * first, then set as read_keys or the old row's bit says; a bit a new row, zeroed first,
+     * then set for each paired new row that the caller's equality must compare with its old
+     * row (their bytes differ, or the old row is unequal to itself). */
     const uint64_t *old_self_unequal;
     uint64_t *new_self_unequal;
-} dc_row_bytes_t;
-/* Passes 1 and 2 from a carried set for rows compared as bytes: dc_match_carried() with
- * exact keys or keys that the caller verifies, where a block of 16 rows whose bytes equal
- * the old rows' on the walk's sequence pairs whole and takes the old rows' keys, and only
- * the other new rows' keys are asked for (through `rows->read_keys`, in order, a few at a
- * time). It assumes what a value's equality gives: rows with equal bytes have equal
- * identities and keys, and are equal exactly when the old row is equal to itself. Both
- * bitmaps (one bit a new row) are zeroed first. When *matched, the workspace holds the
- * pairing (in segments) and no updates, and `candidates` flags the paired new rows that
- * the caller's equality must compare with their old rows (their bytes differ, or the old
- * row is unequal to itself); the caller marks the updated ones (dc_mark_updated_rows())
- * and, with keys that are not exact, verifies the candidates' identities. Whatever
- * happened, every new key is written and every new row's `new_self_unequal` bit is set
- * or clear as read_keys or its old row's bit says. */
-dc_status_t dc_match_carried_bytes(void *workspace, size_t workspace_size,
-                                   const uint64_t *old_keys, size_t old_count, uint64_t *new_keys, size_t new_count,
-                                   const dc_row_bytes_t *rows, uint64_t *candidates, const void *set, bool *matched);
+    uint64_t *candidates;
+} dc_carried_input_t;
+typedef struct dc_carried_result {
+    /* Whether the workspace holds the pairing. */
+    bool matched;
+    /* When matched: new rows [0, kept_keys) have the identities of the old rows at their
+     * indices, and so their keys; the walk did not write those (the caller keeps them). */
+    size_t kept_keys;
+} dc_carried_result_t;
+/* Pass 1 (and with DC_ROWS_FIELDS pass 2) from a carried set: what dc_match() computes, for
+ * a `set` built from (or updated to) exactly `input->old_keys`. The walk pairs the rows of
+ * both snapshots in order, compares whole blocks of 16 rows at a time where it can, and
+ * probes the set only for rows off the sequence; the rows that kept their identities and
+ * places from the first on (an unchanged snapshot, one whose rows only changed contents,
+ * one appended to) pair in place without writing their keys.
+ *
+ * result->matched is false, with nothing done, when the set cannot carry this diff (its keys
+ * were not distinct, or the new rows repeat an old identity out of order): then every new key
+ * is written, and the caller calls dc_match(). When matched, the workspace holds the pairing a
+ * segment of rows at a time (dc_pairing_segments()), so that dc_mark_updates_by_hash(),
+ * dc_finish() in DC_MOVES_MINIMAL and dc_read() take time in the runs of rows, not in all
+ * rows (other move modes and dc_new_to_old() write it out per row first); every new key past
+ * kept_keys is written; with DC_ROWS_FIELDS the workspace holds the updates (as after
+ * dc_mark_updated_rows()); with DC_ROWS_BYTES `candidates` holds the pairs the caller
+ * compares (it marks the updated ones with dc_mark_updated_rows() and, with keys that are not
+ * exact, verifies their identities); with DC_ROWS_NONE the caller compares the pairs past
+ * equal_prefix. */
+dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_carried_input_t *input, const void *set,
+                             dc_carried_result_t *result);
 /* After a diff of the snapshot the set holds (`old_keys`) against `new_keys`, by either
  * matcher: makes the set hold the new snapshot's keys, removing the keys of the `deleted`
  * old rows and adding those of the `inserted` new rows (the diff's lists, as dc_read()

@@ -133,6 +133,9 @@ internal final class _DiffWorkspace {
     fileprivate var capacity = 0
     fileprivate(set) var oldCount = 0
     fileprivate(set) var newCount = 0
+    /// After a carried match: how many leading new rows kept the old rows' keys, unwritten
+    /// (0 after any other pass 1).
+    @usableFromInline fileprivate(set) var keptKeys = 0
 
     @usableFromInline
     init() {}
@@ -193,6 +196,7 @@ internal final class _DiffWorkspace {
         let workspace = reserve(size)
         oldCount = oldKeys.count
         newCount = newKeys.count
+        keptKeys = 0
         let status = _withEquality(identityEqual) { function, context in
             var input = dc_match_input_t(
                 old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
@@ -359,7 +363,7 @@ internal final class _CarriedKeys {
             size = needed
         }
         var distinct = false
-        _check(dc_key_set_build(memory, size, keys.baseAddress, keys.count, 0, _placementSeed, &distinct),
+        _check(dc_key_set_build(memory, size, keys.baseAddress, keys.count, _placementSeed, &distinct),
                "dc_key_set_build")
         isUsable = distinct
         if distinct {
@@ -371,16 +375,10 @@ internal final class _CarriedKeys {
     }
 
     /// After the diff `changeset` of the set's snapshot (`oldKeys`) and `newKeys`: makes
-    /// the set hold `newKeys`, by the rows deleted and inserted when it can, else by a
-    /// rebuild (put off while the snapshots repeat identities).
-    @usableFromInline
-    func carry(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>, by changeset: Changeset) {
-        if !update(from: oldKeys, to: newKeys, by: changeset) { rebuild(newKeys) }
-    }
-
-    /// `carry` without its rebuild: false when the set must be rebuilt from the new keys.
-    /// Reads the new keys only at `changeset`'s insertions, so `newKeys` may hold only those
-    /// rows' keys where the caller knows the others (a prefix it keeps).
+    /// the set hold `newKeys` by the rows deleted and inserted; false when it must be rebuilt
+    /// from the new keys (a rebuild is put off while the snapshots repeat identities: true
+    /// then). Reads the new keys only at `changeset`'s insertions, so `newKeys` may hold only
+    /// those rows' keys where the caller knows the others (rows it kept in place).
     @usableFromInline
     func update(from oldKeys: UnsafeBufferPointer<UInt64>, to newKeys: UnsafeBufferPointer<UInt64>,
                 by changeset: Changeset) -> Bool {
@@ -406,14 +404,16 @@ internal final class _CarriedKeys {
 /// What the carried walk may read besides the keys (see `_DiffWorkspace.matchCarried`).
 @usableFromInline
 internal enum _CarriedRows {
-    /// Keys only: `newKeys` are all written.
-    case keys
+    /// Keys only: `newKeys` are written from `equalPrefix` on; the new rows before it are
+    /// equal, by the adapter, to the previous rows at their indices (their keys are the
+    /// previous ones), so they pair as they are and need no comparison.
+    case keys(equalPrefix: Int)
     /// Rows whose identity and content fields are 8-byte integers where they lie (a layout's
     /// integer fields): the walk reads each new row once, writing its key into `newKeys`
     /// and marking the updates as it pairs.
     case fields(old: UnsafeRawPointer?, new: UnsafeRawPointer?, stride: Int, identity: Int, contents: [Int])
     /// Rows compared as bytes (a layout where equal bytes are equal rows): blocks of rows
-    /// whose bytes did not change pair whole and take their old keys; the match's `readKeys`
+    /// whose bytes did not change pair whole and take their old keys; the walk's `readKeys`
     /// writes the keys of the other new rows (`from..<to`) into `newKeys` and flags in
     /// `newSelfUnequal` the ones unequal to themselves; `candidates` gets the pairs the
     /// adapter must compare.
@@ -422,67 +422,116 @@ internal enum _CarriedRows {
                candidates: UnsafeMutableBufferPointer<UInt64>)
 }
 
-/// The closure behind the key reader of `_CarriedRows.bytes`: held by a class, so that the C
-/// callback reaches it through an unretained reference.
-private final class _KeyReaderBox {
-    let read: (Int, Int) -> Void
-    init(_ read: @escaping (Int, Int) -> Void) { self.read = read }
+/// A stateful differ's pairing from its carried keys: the set of the previous identity keys,
+/// what the walk may read of the rows, the buffer of this call's keys, and, for rows compared
+/// as bytes, the adapter's two answers the walk asks for: the keys of new rows `from..<to`
+/// (`readKeys`), and how many of the new rows `from..<to`, from the first, have the
+/// identities of the previous rows at their indices (`identitiesInPlace`). Both also flag the
+/// rows they read that are unequal to themselves.
+@usableFromInline
+internal struct _CarriedWalk {
+    @usableFromInline let keys: _CarriedKeys
+    @usableFromInline let rows: _CarriedRows
+    @usableFromInline let newKeys: UnsafeMutableBufferPointer<UInt64>
+    @usableFromInline let readKeys: (Int, Int) -> Void
+    @usableFromInline let identitiesInPlace: (Int, Int) -> Int
+
+    @inlinable
+    init(keys: _CarriedKeys, rows: _CarriedRows, newKeys: UnsafeMutableBufferPointer<UInt64>,
+         readKeys: @escaping (Int, Int) -> Void = { _, _ in },
+         identitiesInPlace: @escaping (Int, Int) -> Int = { _, _ in 0 }) {
+        self.keys = keys
+        self.rows = rows
+        self.newKeys = newKeys
+        self.readKeys = readKeys
+        self.identitiesInPlace = identitiesInPlace
+    }
+}
+
+/// The closures behind the callbacks of `_CarriedRows.bytes`: held by a class, so that the C
+/// callbacks reach them through an unretained reference.
+private final class _RowReaderBox {
+    let readKeys: (Int, Int) -> Void
+    let identitiesInPlace: (Int, Int) -> Int
+    init(_ walk: _CarriedWalk) {
+        readKeys = walk.readKeys
+        identitiesInPlace = walk.identitiesInPlace
+    }
 }
 
 private let _keyReaderThunk: dc_read_keys_fn = { context, from, to in
-    Unmanaged<_KeyReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.read(from, to) }
+    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.readKeys(from, to) }
+}
+
+private let _identitiesInPlaceThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int) -> Int = { context, from, to in
+    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.identitiesInPlace(from, to) }
 }
 
 extension _DiffWorkspace {
-    /// Pass 1 from carried keys, which must hold `oldKeys` (and pass 2 with `.fields`): false
-    /// (and no pairing) when they cannot carry this diff, and the caller pairs as usual.
-    /// With `.fields` and `.bytes` the walk writes `newKeys`, every one whatever the answer;
-    /// with `.keys` the caller has written them. Pointers must not escape the call.
+    /// After a carried match whose pairs failed verification: the caller wrote the kept keys.
     @usableFromInline
-    func matchCarried(oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeMutableBufferPointer<UInt64>,
-                      rows: _CarriedRows, carried: _CarriedKeys, readKeys: (Int, Int) -> Void = { _, _ in }) -> Bool {
-        guard carried.isUsable else { return false }
+    func forgetKeptKeys() { keptKeys = 0 }
+
+    /// Pass 1 from carried keys, which must hold `oldKeys` (and pass 2 with `.fields`): false
+    /// (and no pairing) when they cannot carry this diff, and the caller pairs as usual;
+    /// every new key is then written. When true, the keys of the first `keptKeys` new rows
+    /// are the old rows' at their indices, and were not written (`.keys`: not read either).
+    /// Pointers must not escape the call.
+    @usableFromInline
+    func matchCarried(oldKeys: UnsafeBufferPointer<UInt64>, walk: _CarriedWalk) -> Bool {
+        keptKeys = 0
+        precondition(walk.keys.memory != nil, "a carried walk needs the set of the previous keys")
+        let newKeys = walk.newKeys
         let size = dc_diff_workspace_size(oldKeys.count, newKeys.count)
         precondition(size != 0, "too many rows for one diff (at most \(DC_MAX_ROWS) a side)")
         let workspace = reserve(size)
-        var matched = false
+        var input = dc_carried_input_t()
+        input.old_keys = oldKeys.baseAddress
+        input.old_count = oldKeys.count
+        input.new_keys = newKeys.baseAddress
+        input.new_count = newKeys.count
+        var result = dc_carried_result_t()
         let status: dc_status_t
-        switch rows {
-        case .keys:
-            var input = dc_match_input_t(
-                old_keys: oldKeys.baseAddress, old_count: oldKeys.count,
-                new_keys: newKeys.baseAddress, new_count: newKeys.count,
-                identity_equal: nil, context: nil, placement_seed: _placementSeed, collision_budget: 0)
-            status = dc_match_carried(workspace, capacity, &input, 0, carried.memory, &matched)
+        switch walk.rows {
+        case let .keys(equalPrefix):
+            input.equal_prefix = equalPrefix
+            status = dc_match_carried(workspace, capacity, &input, walk.keys.memory, &result)
         case let .fields(old, new, stride, identity, contents):
             status = contents.withUnsafeBufferPointer { offsets in
-                var layout = dc_row_layout_t(old_rows: old, new_rows: new, stride: stride, identity_offset: identity,
-                                             content_offsets: offsets.baseAddress, content_count: offsets.count)
-                return dc_match_carried_rows(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                             newKeys.baseAddress, newKeys.count, &layout, carried.memory, &matched)
+                input.rows = DC_ROWS_FIELDS
+                input.old_rows = old
+                input.new_rows = new
+                input.stride = stride
+                input.identity_offset = identity
+                input.content_offsets = offsets.baseAddress
+                input.content_count = offsets.count
+                return dc_match_carried(workspace, capacity, &input, walk.keys.memory, &result)
             }
         case let .bytes(old, new, stride, oldSelfUnequal, newSelfUnequal, candidates):
             let words = (newKeys.count + 63) / 64
             precondition(candidates.count >= words && newSelfUnequal.count >= words, "one bit a new row")
-            status = withoutActuallyEscaping(readKeys) { readKeys in
-                let box = _KeyReaderBox(readKeys)
-                return withExtendedLifetime(box) {
-                    var rows = dc_row_bytes_t(old_rows: old, new_rows: new, stride: stride, read_keys: _keyReaderThunk,
-                                              context: Unmanaged.passUnretained(box).toOpaque(),
-                                              old_self_unequal: oldSelfUnequal?.baseAddress,
-                                              new_self_unequal: newSelfUnequal.baseAddress)
-                    return dc_match_carried_bytes(workspace, capacity, oldKeys.baseAddress, oldKeys.count,
-                                                  newKeys.baseAddress, newKeys.count, &rows, candidates.baseAddress,
-                                                  carried.memory, &matched)
-                }
+            let box = _RowReaderBox(walk)
+            status = withExtendedLifetime(box) {
+                input.rows = DC_ROWS_BYTES
+                input.old_rows = old
+                input.new_rows = new
+                input.stride = stride
+                input.read_keys = _keyReaderThunk
+                input.identities_in_place = _identitiesInPlaceThunk
+                input.read_context = Unmanaged.passUnretained(box).toOpaque()
+                input.old_self_unequal = oldSelfUnequal?.baseAddress
+                input.new_self_unequal = newSelfUnequal.baseAddress
+                input.candidates = candidates.baseAddress
+                return dc_match_carried(workspace, capacity, &input, walk.keys.memory, &result)
             }
         }
         _check(status, "dc_match_carried")
-        if matched {
+        if result.matched {
             oldCount = oldKeys.count
             newCount = newKeys.count
+            keptKeys = result.kept_keys
         }
-        return matched
+        return result.matched
     }
 }
 

@@ -51,11 +51,27 @@ internal protocol _UpdateMarking {
     /// are then flagged), false at the first pair that did not (nothing is flagged), nil when
     /// this marking cannot check identities (nothing is flagged either).
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool?
+
+    /// `mark(on:)` after a carried walk (which holds the pairing as runs), for the pairs it
+    /// left to compare: those of new rows from `prefix` on, and of those only the ones
+    /// `candidates` flags when given. `checkingIdentities`: as `markCheckingIdentities(on:)`.
+    func markCarried(on workspace: _DiffWorkspace, candidates: UnsafeBufferPointer<UInt64>?, from prefix: Int,
+                     checkingIdentities: Bool) -> Bool?
 }
 
 extension _UpdateMarking {
     @inlinable
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? { nil }
+
+    /// Markings that compare in the core: every pair (the walk's equal prefix and unflagged
+    /// pairs compare equal there too); nil when identities need checking.
+    @inlinable
+    func markCarried(on workspace: _DiffWorkspace, candidates: UnsafeBufferPointer<UInt64>?, from prefix: Int,
+                     checkingIdentities: Bool) -> Bool? {
+        if checkingIdentities { return nil }
+        mark(on: workspace)
+        return true
+    }
 }
 
 /// Updates by the adapter's content equality, pair by pair (inlined per row type).
@@ -88,7 +104,7 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     @inlinable
     func mark(on workspace: _DiffWorkspace) {
         if integerContents == nil, let runs = workspace.pairedRuns {
-            _ = markRuns(runs, on: workspace, checkingIdentities: false)
+            _ = markRuns(runs, on: workspace, candidates: nil, from: 0, checkingIdentities: false)
             return
         }
         let pairing = workspace.newToOld
@@ -113,8 +129,15 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     func markCheckingIdentities(on workspace: _DiffWorkspace) -> Bool? {
         let runs = workspace.pairedRuns
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress, runs != nil || !inParallel else { return nil }
-        if let runs { return markRuns(runs, on: workspace, checkingIdentities: true) }
+        if let runs { return markRuns(runs, on: workspace, candidates: nil, from: 0, checkingIdentities: true) }
         return markPairs(workspace.newToOld, on: workspace, oldBase, newBase)
+    }
+
+    @inlinable
+    func markCarried(on workspace: _DiffWorkspace, candidates: UnsafeBufferPointer<UInt64>?, from prefix: Int,
+                     checkingIdentities: Bool) -> Bool? {
+        guard let runs = workspace.pairedRuns else { return nil }
+        return markRuns(runs, on: workspace, candidates: candidates, from: prefix, checkingIdentities: checkingIdentities)
     }
 
     /// `markCheckingIdentities(on:)` over the pairing a row at a time, through the adapter.
@@ -129,36 +152,59 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     }
 
     /// `mark(on:)` over a pairing held as runs (a carried match): each run's rows side by
-    /// side, without the per-row pairing. `checkingIdentities`: as in
-    /// `markCheckingIdentities(on:)`, false at the first pair of two identities.
+    /// side, without the per-row pairing; only the pairs `compareRuns` visits.
+    /// `checkingIdentities`: as in `markCheckingIdentities(on:)`, false at the first pair of
+    /// two identities.
     @inlinable
-    func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace, checkingIdentities: Bool) -> Bool {
+    func markRuns(_ runs: UnsafeBufferPointer<UInt32>, on workspace: _DiffWorkspace, candidates: UnsafeBufferPointer<UInt64>?,
+                  from prefix: Int, checkingIdentities: Bool) -> Bool {
         let bits = workspace.updateBitmap()
         var any = false
-        guard compareRuns(runs, checkingIdentities: checkingIdentities, bits: bits, any: &any) else { return false }
+        guard compareRuns(runs, candidates: candidates, from: prefix, checkingIdentities: checkingIdentities,
+                          bits: bits, any: &any) else { return false }
         if any { workspace.markUpdatedRows(bits) }
         return true
     }
 
     /// The one loop that compares paired rows through the adapter, over runs of pairs (old
-    /// start, new start, length, three values a run): sets the bit of each new row whose
-    /// contents differ from its old row's (and `any` when one does). `checkingIdentities`
-    /// (hashed keys): false at the first pair of two identities, with the bits so far.
+    /// start, new start, length, three values a run), from new row `prefix` on and, given
+    /// `candidates`, only the new rows it flags (found a word at a time): sets the bit of
+    /// each new row whose contents differ from its old row's (and `any` when one does).
+    /// `checkingIdentities` (hashed keys): false at the first pair of two identities, with
+    /// the bits so far.
     @inlinable
-    func compareRuns(_ runs: UnsafeBufferPointer<UInt32>, checkingIdentities: Bool,
-                     bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
+    func compareRuns(_ runs: UnsafeBufferPointer<UInt32>, candidates: UnsafeBufferPointer<UInt64>?, from prefix: Int,
+                     checkingIdentities: Bool, bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
+        @inline(__always) func compare(_ oldIndex: Int, _ newIndex: Int, _ any: inout Bool) -> Bool {
+            let oldRow = oldBase + oldIndex, newRow = newBase + newIndex
+            if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { return true }
+            if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
+            if !adapter._contentsEqual(at: oldRow, newRow) {
+                bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
+                any = true
+            }
+            return true
+        }
         for run in stride(from: 0, to: runs.count, by: 3) {
-            let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), length = Int(runs[run + 2])
-            for offset in 0..<length {
-                let oldRow = oldBase + oldStart + offset, newRow = newBase + newStart + offset
-                if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { continue }
-                if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
-                if !adapter._contentsEqual(at: oldRow, newRow) {
-                    let newIndex = newStart + offset
-                    bits[newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                    any = true
+            let runStart = Int(runs[run + 1]), end = runStart + Int(runs[run + 2])
+            let newStart = Swift.max(runStart, prefix), shift = Int(runs[run]) &- runStart
+            guard newStart < end else { continue }
+            guard let candidates else {
+                for newIndex in newStart..<end where !compare(newIndex &+ shift, newIndex, &any) { return false }
+                continue
+            }
+            var word = newStart &>> 6
+            while word &* 64 < end {
+                var flagged = candidates[word]
+                if word &* 64 < newStart { flagged &= ~0 &<< UInt64(newStart & 63) }
+                if (word &+ 1) &* 64 > end { flagged &= (1 &<< UInt64(end & 63)) &- 1 }
+                while flagged != 0 {
+                    let newIndex = word &* 64 &+ flagged.trailingZeroBitCount
+                    if !compare(newIndex &+ shift, newIndex, &any) { return false }
+                    flagged &= flagged &- 1
                 }
+                word &+= 1
             }
         }
         return true
@@ -237,22 +283,19 @@ internal struct _NoUpdates: _UpdateMarking {
 /// says, or taking keys as final when it is nil), marks updates, computes moves and counts
 /// when `finish` names a move mode (nil leaves the workspace matched, for callers that
 /// place rows themselves), and hands the workspace to `read`. A stateful differ passes the
-/// keys it `carried` from its last snapshot (`oldKeys`): they pair the rows when they can
-/// (the differ then carries `newKeys` forward). `pairedWithUpdates`: the workspace already
-/// holds the pairing and the updates (`matchCarried(rows: .fields)` paired rows of integer fields where
-/// they lie), so only moves, counts and the read remain.
+/// walk over the keys it `carried` from its last snapshot (`oldKeys`), whose buffer
+/// `newKeys` views: it pairs the rows when it can, writing the new keys it reads past the
+/// in-place prefix (`_DiffWorkspace.keptKeys`); when it cannot, every new key is written
+/// and the rows pair by indexing, as in a one-shot diff.
 @inlinable
 internal func _runPasses<Updates: _UpdateMarking, Result>(
     _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-    identities: _IdentityCheck?, carried: _CarriedKeys? = nil, pairedWithUpdates: Bool = false, updates: Updates,
+    identities: _IdentityCheck?, carried: _CarriedWalk? = nil, updates: Updates,
     finish moves: MoveMode?, read: (_DiffWorkspace, _CoreCounts?) -> Result
 ) -> Result {
-    if pairedWithUpdates {
-        return read(workspace, moves.map { workspace.finish($0) })
-    }
     var marked = false
-    if let carried, let markedWhilePairing = _pairCarried(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                                                          identities: identities, carried: carried, updates: updates) {
+    if let carried, let markedWhilePairing = _pairCarried(workspace, oldKeys: oldKeys, identities: identities,
+                                                          walk: carried, updates: updates) {
         marked = markedWhilePairing
     } else if let identities {
         marked = _pairByIdentity(workspace, oldKeys: oldKeys, newKeys: newKeys, exact: identities.exact,
@@ -266,36 +309,45 @@ internal func _runPasses<Updates: _UpdateMarking, Result>(
 
 /// Pairs rows from carried keys, under the same collision policy as `_pairByIdentity`:
 /// hashed keys pair by key and then every pair is verified, and a failure (a real
-/// collision) leaves the pairing to `_pairByIdentity`.
-/// Where `updates` reads the pairs anyway, it verifies them as it marks them: one pass over
-/// the rows instead of two.
+/// collision) leaves the pairing to `_pairByIdentity`, with every new key written.
+/// The pairs the walk left to compare are compared here, in the loop that verifies them
+/// (one pass over the rows instead of two).
 /// - Returns: nil when the workspace does not hold the pairing; else whether it holds the
-///   updates too (marked as the pairs were verified).
+///   updates too.
 @inlinable
 internal func _pairCarried<Updates: _UpdateMarking>(
-    _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>, newKeys: UnsafeBufferPointer<UInt64>,
-    identities: _IdentityCheck?, carried: _CarriedKeys, updates: Updates
+    _ workspace: _DiffWorkspace, oldKeys: UnsafeBufferPointer<UInt64>,
+    identities: _IdentityCheck?, walk: _CarriedWalk, updates: Updates
 ) -> Bool? {
-    // `.keys`: the walk reads the new keys and writes none.
-    guard workspace.matchCarried(oldKeys: oldKeys, newKeys: UnsafeMutableBufferPointer(mutating: newKeys), rows: .keys,
-                                 carried: carried) else { return nil }
-    var marked = false
-    if let identities, !identities.exact {
-        if let held = updates.markCheckingIdentities(on: workspace) {
-            if !held { return nil }
-            marked = true
-        } else {
+    guard workspace.matchCarried(oldKeys: oldKeys, walk: walk) else { return nil }
+    let checking = identities.map { !$0.exact } ?? false
+    var held: Bool?
+    switch walk.rows {
+    case .fields:
+        held = true // compared (and exact) in the core
+    case let .bytes(_, _, _, _, _, candidates):
+        // An identity unequal to itself (NaN) has an equal key and equal bytes: checked too.
+        held = updates.markCarried(on: workspace, candidates: UnsafeBufferPointer(candidates), from: 0, checkingIdentities: true)
+    case let .keys(equalPrefix):
+        held = updates.markCarried(on: workspace, candidates: nil, from: equalPrefix, checkingIdentities: checking)
+        if held == nil, let identities {
             // Verified a run at a time while the core holds the pairing so (asking for it per
             // row would write it out, and the passes after would lose the runs).
-            let hold = workspace.pairedRuns.map { _allRunsHold($0, identities.equal) }
-                ?? _allPairsHold(workspace.newToOld, identities.equal)
-            if !hold { return nil }
+            held = workspace.pairedRuns.map { _allRunsHold($0, identities.equal) } ?? _allPairsHold(workspace.newToOld, identities.equal)
+            if held == true { updates.mark(on: workspace) }
         }
     }
+    guard held == true else {
+        // The kept keys are the old ones: written for the pairing by indexing.
+        let kept = workspace.keptKeys
+        if kept > 0 { walk.newKeys.baseAddress!.update(from: oldKeys.baseAddress!, count: kept) }
+        workspace.forgetKeptKeys()
+        return nil
+    }
     #if DIFFENGINE_PROBES
-    carried.pairings += 1
+    walk.keys.pairings += 1
     #endif
-    return marked
+    return true
 }
 
 /// Pairs rows by identity on `workspace`: the one place that decides how far hashed keys

@@ -17,7 +17,7 @@ import Testing
 
     /// The loop's answer for `runs` (old start, new start, length) and the bits it set.
     func check(_ new: [Named], runs: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
-        check(new, runs) { updates, runs, bits, any in updates.compareRuns(runs, checkingIdentities: true, bits: bits, any: &any) }
+        check(new, runs) { updates, runs, bits, any in updates.compareRuns(runs, candidates: nil, from: 0, checkingIdentities: true, bits: bits, any: &any) }
     }
 
     func check(

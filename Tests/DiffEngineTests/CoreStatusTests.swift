@@ -157,44 +157,66 @@ import Testing
         }
     }
 
-    /// `dc_match_carried_rows`: bad layouts are refused; the new keys are written whether
-    /// or not the set can carry the diff; updates are marked where contents differ.
-    @Test func carriedRowsRefuseBadLayoutsAndAlwaysWriteKeys() {
+    /// `dc_match_carried` over integer fields: bad layouts and inputs are refused; the new
+    /// keys are written whether or not the set can carry the diff (past the rows kept in
+    /// place, whose keys are the old ones); updates are marked where contents differ.
+    @Test func carriedFieldsRefuseBadLayoutsAndAlwaysWriteKeys() {
         // Rows of (id, content), 16 bytes each.
-        let old: [UInt64] = [1, 0, 2, 0, 3, 0], new: [UInt64] = [3, 0, 1, 5, 2, 0]
+        let old: [UInt64] = [1, 0, 2, 0, 3, 0], moved: [UInt64] = [3, 0, 1, 5, 2, 0]
         let oldKeys: [UInt64] = [1, 2, 3]
-        func run(setKeys: [UInt64], stride: Int = 16, identityOffset: Int = 0, contentOffsets: [Int] = [8],
-                 _ check: (dc_status_t, Bool, [UInt64], UnsafeMutableRawPointer) -> Void) {
+        func run(setKeys: [UInt64], new: [UInt64]? = nil, stride: Int = 16, identityOffset: Int = 0, contentOffsets: [Int] = [8],
+                 change: (inout dc_carried_input_t) -> Void = { _ in },
+                 _ check: (dc_status_t, dc_carried_result_t, [UInt64], UnsafeMutableRawPointer) -> Void) {
             let setSize = dc_key_set_size(setKeys.count), size = dc_diff_workspace_size(3, 3)
             let set = UnsafeMutableRawPointer.allocate(byteCount: setSize, alignment: 8)
             let workspace = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
             defer { set.deallocate(); workspace.deallocate() }
             var distinct = false
-            #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 0, 42, &distinct) == DC_OK)
+            #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 42, &distinct) == DC_OK)
             var written = [UInt64](repeating: 99, count: 3)
-            var matched = false
+            var result = dc_carried_result_t()
             let status = old.withUnsafeBytes { oldRows in
-                new.withUnsafeBytes { newRows in
+                (new ?? moved).withUnsafeBytes { newRows in
                     contentOffsets.withUnsafeBufferPointer { offsets in
-                        var layout = dc_row_layout_t(old_rows: oldRows.baseAddress, new_rows: newRows.baseAddress, stride: stride,
-                                                     identity_offset: identityOffset, content_offsets: offsets.baseAddress,
-                                                     content_count: offsets.count)
-                        return dc_match_carried_rows(workspace, size, oldKeys, 3, &written, 3, &layout, set, &matched)
+                        oldKeys.withUnsafeBufferPointer { oldKeys in
+                            written.withUnsafeMutableBufferPointer { written in
+                                var input = dc_carried_input_t()
+                                input.old_keys = oldKeys.baseAddress
+                                input.old_count = 3
+                                input.new_keys = written.baseAddress
+                                input.new_count = 3
+                                input.rows = DC_ROWS_FIELDS
+                                input.old_rows = oldRows.baseAddress
+                                input.new_rows = newRows.baseAddress
+                                input.stride = stride
+                                input.identity_offset = identityOffset
+                                input.content_offsets = offsets.baseAddress
+                                input.content_count = offsets.count
+                                change(&input)
+                                return dc_match_carried(workspace, size, &input, set, &result)
+                            }
+                        }
                     }
                 }
             }
-            check(status, matched, written, workspace)
+            check(status, result, written, workspace)
         }
-        run(setKeys: oldKeys) { status, matched, written, workspace in
-            #expect(status == DC_OK && matched)
+        run(setKeys: oldKeys) { status, result, written, workspace in
+            #expect(status == DC_OK && result.matched && result.kept_keys == 0)
             #expect(written == [3, 1, 2])
             #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
             #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
         }
+        // Rows that kept their places pair in place and keep their keys (the caller need not
+        // read them from `written`).
+        run(setKeys: oldKeys, new: [1, 0, 2, 7, 3, 0]) { status, result, _, workspace in
+            #expect(status == DC_OK && result.matched && result.kept_keys == 3)
+            #expect((0..<3).map { dc_is_updated(workspace, $0) } == [false, true, false])
+        }
         // Until the pairing is asked for per row, it is held a segment at a time: the passes
         // after it (marking updates, moves, the read-out) work from the segments.
-        run(setKeys: oldKeys) { status, matched, written, workspace in
-            #expect(status == DC_OK && matched)
+        run(setKeys: oldKeys) { status, result, written, workspace in
+            #expect(status == DC_OK && result.matched)
             #expect(dc_mark_updated(workspace, 2) == DC_OK)
             var counts = dc_counts_t()
             #expect(dc_finish(workspace, DC_MOVES_MINIMAL, &counts) == DC_OK)
@@ -211,19 +233,37 @@ import Testing
             #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
         }
         // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
-        run(setKeys: [1, 1, 3]) { status, matched, written, workspace in
-            #expect(status == DC_OK && !matched)
-            #expect(written == [3, 1, 2])
-            #expect(dc_new_to_old(workspace) == nil)
-        }
-        for (stride, identityOffset, contentOffsets) in [(16, 9, [8]), (16, 0, [12]), (4, 0, [Int]())] {
-            run(setKeys: oldKeys, stride: stride, identityOffset: identityOffset, contentOffsets: contentOffsets) { status, matched, _, _ in
-                #expect(status == DC_ERR_INVALID_ARGUMENT && !matched, "stride \(stride), offsets \(identityOffset) \(contentOffsets)")
+        for new in [moved, [1, 0, 2, 7, 3, 0]] {
+            run(setKeys: [1, 1, 3], new: new) { status, result, written, workspace in
+                #expect(status == DC_OK && !result.matched && result.kept_keys == 0)
+                #expect(written == [new[0], new[2], new[4]])
+                #expect(dc_new_to_old(workspace) == nil)
             }
         }
-        var matched = false
-        var keys = [UInt64](repeating: 0, count: 3)
-        #expect(dc_match_carried_rows(nil, 0, oldKeys, 3, &keys, 3, nil, nil, &matched) == DC_ERR_NULL_POINTER)
+        for (stride, identityOffset, contentOffsets) in [(16, 9, [8]), (16, 0, [12]), (4, 0, [Int]())] {
+            run(setKeys: oldKeys, stride: stride, identityOffset: identityOffset, contentOffsets: contentOffsets) { status, result, _, _ in
+                #expect(status == DC_ERR_INVALID_ARGUMENT && !result.matched, "stride \(stride), offsets \(identityOffset) \(contentOffsets)")
+            }
+        }
+        // Fields read their keys and are exact: no reader, no verifier, no caller's prefix; a
+        // prefix longer than a side, and a kind of rows the core does not know, are refused.
+        let refused: [(String, (inout dc_carried_input_t) -> Void)] = [
+            ("a key reader", { $0.read_keys = { _, _, _ in } }),
+            ("a verifier", { $0.identity_equal = { _, _, _, _, _ in true } }),
+            ("a caller's prefix", { $0.equal_prefix = 1 }),
+            ("a prefix past the rows", { $0.rows = DC_ROWS_NONE; $0.equal_prefix = 4 }),
+            ("an unknown kind of rows", { $0.rows = dc_rows_kind_t(rawValue: 7) }),
+            ("rows as bytes without a reader", { $0.rows = DC_ROWS_BYTES }),
+        ]
+        for (name, change) in refused {
+            run(setKeys: oldKeys, change: change) { status, result, _, _ in
+                #expect(status != DC_OK && !result.matched, "\(name)")
+            }
+        }
+        var result = dc_carried_result_t()
+        var input = dc_carried_input_t()
+        #expect(dc_match_carried(nil, 0, &input, nil, &result) == DC_ERR_NULL_POINTER)
+        #expect(dc_match_carried(nil, 0, nil, nil, &result) == DC_ERR_NULL_POINTER)
     }
 
     @Test func badRowOffsetsAreRefused() {

@@ -88,8 +88,6 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var nextKeys: [UInt64] = []
     @usableFromInline var nextContents: [UInt64] = []
     @usableFromInline var nextIdentities: [Adapter.Identity] = []
-    /// The in-place pass's bitmap of changed rows (`updatesInPlace`), reused.
-    @usableFromInline var changedRows: [UInt64] = []
     /// Rows compared as bytes: a bit a previous row, set where the adapter found the row
     /// unequal to itself (a NaN field); valid while `selfUnequalKnown`.
     @usableFromInline var previousSelfUnequal: [UInt64] = []
@@ -100,10 +98,6 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @usableFromInline var hasPrevious = false
     @usableFromInline let workspace = _DiffWorkspace()
     @usableFromInline let carried = _CarriedKeys()
-    #if DIFFENGINE_PROBES
-    @usableFromInline var inPlacePairings = 0
-    @usableFromInline var prefixPairings = 0
-    #endif
 
     /// Creates a differ that keeps the previous snapshot and compares contents with the
     /// adapter's equality: its answers equal a one-shot diff's for every adapter.
@@ -137,21 +131,18 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     @_spi(Testing)
     public var carriedPairings: Int { carried.pairings }
 
-    /// Testing (debug builds): how many diffs found every row where it was (the same
-    /// identities in the same order) and compared the rows in place.
-    @_spi(Testing)
-    public var pairedInPlace: Int { inPlacePairings }
-
-    /// Testing (debug builds): how many diffs paired a long common prefix in place and only
-    /// the rest by indexing (rows appended, or changed only near the end).
-    @_spi(Testing)
-    public var pairedAfterPrefix: Int { prefixPairings }
-
-    /// Testing (debug builds): how many diffs paired their rows each way ("in place",
-    /// "after prefix", "fields walk", "bytes walk", "keys walk", "indexed"), so that a test
+    /// Testing (debug builds): how many diffs paired their rows each way ("fields walk",
+    /// "bytes walk", "keys walk", or "indexed" where the walk could not pair), so that a test
     /// can tell which way an adapter's rows went.
     @_spi(Testing)
     public internal(set) var pairingWays: [String: Int] = [:]
+
+    /// Testing (debug builds): how many leading rows the last diff found where they were
+    /// (the previous rows' identities at the same indices) and paired without their keys.
+    @_spi(Testing)
+    public var lastKeptKeys: Int { keptKeysOfLastDiff }
+
+    @usableFromInline var keptKeysOfLastDiff = 0
 
     @usableFromInline
     func noteWay(_ way: String) { pairingWays[way, default: 0] += 1 }
@@ -188,17 +179,14 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// - Parameter rows: the new snapshot. Pass an `Array` to have it shared, not copied.
     /// - Returns: the changeset from the previous snapshot (all insertions on the first call).
     /// - Complexity: O(n) expected plus the moves' O(k log k); one identity key per row and
-    ///   one content comparison (or content hash) per paired row, except that keeping the
-    ///   snapshot with an adapter whose layout says equal bytes are equal rows, rows whose
-    ///   bytes equal their previous rows' take the previous keys and need no comparison. Keeping the snapshot, rows
-    ///   that all kept their identities and places (only contents changed, or nothing did)
-    ///   are compared in place in one pass, without keys; when the count is the same but a
-    ///   row is out of place, that pass stops there (the last and the middle row are checked
-    ///   first) and the call goes on as usual. Unless the walk reads the rows itself (key paths
-    ///   to integer fields), the leading rows equal to the previous ones keep their keys, and
-    ///   when they are at least seven eighths of the rows (rows came, went or changed only
-    ///   near the end, as in a chat or a log), only the rest are paired, as a one-shot diff
-    ///   pairs what follows its common prefix.
+    ///   one content comparison (or content hash) per paired row, with two exceptions when
+    ///   the differ keeps the snapshot. Rows that kept their identities and places from the
+    ///   first on (nothing changed, only contents changed, rows came or went only at the end,
+    ///   as in a chat or a log) pair in place and keep their previous keys: with a layout
+    ///   they are compared 16 at a time, as bytes or as integer fields, and otherwise only
+    ///   the leading rows equal to the previous ones are. And with an adapter whose layout
+    ///   says equal bytes are equal rows, any row whose bytes equal its previous row's takes
+    ///   the previous key and needs no comparison.
     @inlinable
     public func diff<Rows: RandomAccessCollection>(_ rows: Rows) -> DifferUpdate<Adapter.Identity> where Rows.Element == Adapter.Row {
         if keepsOnlyHashes {
@@ -230,97 +218,112 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     /// one-shot diff does, reusing the previous call's identity keys.
     @inlinable
     func diffSnapshot(_ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
-        // Rows that kept their identities and their order (only contents changed, or
-        // nothing did): one pass compares them in place. Their keys are the previous ones,
-        // and so is the carried set.
-        if hasPrevious && previousRows.count == new.count, let updates = updatesInPlace(new) {
-            previousRows = snapshot
-            selfUnequalKnown = false
-            #if DIFFENGINE_PROBES
-            inPlacePairings += 1
-            noteWay("in place")
-            #endif
-            return DifferUpdate(changeset: Changeset(oldCount: new.count, newCount: new.count, updates: updates),
-                                isInitial: false, deletedIdentities: [])
-        }
-        // Integer fields: one pass over the new rows reads their keys and, as it pairs them,
-        // compares their contents (below); its common prefix costs what measuring one here
-        // would. Other rows, appended or changed only near the end: a long prefix of equal
-        // rows pairs in place, as in a one-shot diff, and only the rest is keyed and paired.
-        let integerLayout = integerFields
-        let layout = carried.isUsable ? integerLayout : nil
-        let prefix = hasPrevious && layout == nil ? previousRows.withUnsafeBufferPointer { _equalPrefixLength($0, new, adapter) } : 0
-        let longer = Swift.max(previousRows.count, new.count)
-        if prefix > 0 && (longer - prefix) * Self.restFraction <= longer {
-            return diffAfter(prefix: prefix, snapshot, new)
-        }
         Self.resize(&nextKeys, to: new.count)
+        let fields = integerFields
         // Rows compared as bytes need to know which previous rows were unequal to themselves;
         // not while the carried set cannot pair (repeated identities), so that such calls
         // make no pass for it. The first call builds the set, so it records them.
-        let tracksSelfUnequal = integerLayout == nil && comparesBytes && (carried.isUsable || !hasPrevious)
-        if tracksSelfUnequal { Self.resize(&nextSelfUnequal, to: (new.count + 63) / 64) }
+        let tracksSelfUnequal = fields == nil && comparesBytes && (carried.isUsable || !hasPrevious)
+        if tracksSelfUnequal {
+            Self.resize(&nextSelfUnequal, to: (new.count + 63) / 64)
+            Self.resize(&candidateRows, to: (new.count + 63) / 64)
+        }
         defer {
             previousRows = snapshot
-            swap(&previousKeys, &nextKeys)
             if tracksSelfUnequal { swap(&previousSelfUnequal, &nextSelfUnequal) }
             selfUnequalKnown = tracksSelfUnequal
             hasPrevious = true
         }
         guard hasPrevious else {
             nextKeys.withUnsafeMutableBufferPointer { adapter.writeIdentityKeys(of: new, to: $0) }
-            if tracksSelfUnequal { markSelfUnequal(new) }
+            if tracksSelfUnequal { nextSelfUnequal.withUnsafeMutableBufferPointer { markSelfUnequal(new, from: 0, in: $0) } }
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0) }
+            swap(&previousKeys, &nextKeys)
             return initialUpdate(new.count)
         }
-        // Integer fields: when the pass cannot pair the rows, the keys are written and the
-        // set cannot carry this diff: the passes pair without it. So for rows compared as
-        // bytes.
-        var pairedWithUpdates = false
-        var carriedUsable = layout == nil
-        if tracksSelfUnequal && selfUnequalKnown && carried.isUsable {
-            pairedWithUpdates = pairAsBytes(new)
-            #if DIFFENGINE_PROBES
-            if pairedWithUpdates { carried.pairings += 1; noteWay("bytes walk") }
-            #endif
-            carriedUsable = false
-        } else if let layout {
-            pairedWithUpdates = previousRows.withUnsafeBufferPointer { old in
-                previousKeys.withUnsafeBufferPointer { oldKeys in
-                    nextKeys.withUnsafeMutableBufferPointer { newKeys in
-                        workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys,
-                                               rows: .fields(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
-                                                             stride: MemoryLayout<Adapter.Row>.stride, identity: layout.identity,
-                                                             contents: layout.contents),
-                                               carried: carried)
-                    }
-                }
-            }
-            #if DIFFENGINE_PROBES
-            if pairedWithUpdates { carried.pairings += 1; noteWay("fields walk") }
-            #endif
-        } else {
-            writeKeys(of: new, keepingPrevious: prefix)
-            if tracksSelfUnequal { markSelfUnequal(new) }
-        }
+        let changeset = pair(new, fields: fields, tracksSelfUnequal: tracksSelfUnequal)
+        let update = keptSnapshotUpdate(changeset)
+        #if DIFFENGINE_PROBES
+        keptKeysOfLastDiff = workspace.keptKeys
+        #endif
+        carryKeys(changeset, kept: workspace.keptKeys)
+        return update
+    }
+
+    /// The differ's one pairing: the walk over the carried keys, told what it may read of
+    /// the rows (integer fields where they lie; the bytes of rows whose layout makes equal
+    /// bytes equal rows, with the adapter asked only for the keys of rows whose bytes changed;
+    /// else the keys, written past the rows equal to the previous ones in place), and when it
+    /// cannot pair (repeated identities, or hashed keys that collided), pairing by indexing,
+    /// as in a one-shot diff. Rows that kept their places (nothing changed, only contents
+    /// changed, rows came or went only at the end) pair in place, without their keys.
+    @inlinable
+    func pair(_ new: UnsafeBufferPointer<Adapter.Row>, fields: (identity: Int, contents: [Int])?,
+              tracksSelfUnequal: Bool) -> Changeset {
+        let adapter = adapter, carried = carried
+        let bytes = tracksSelfUnequal && selfUnequalKnown && carried.isUsable
         #if DIFFENGINE_PROBES
         let carriedBefore = carried.pairings
-        defer { if !pairedWithUpdates { noteWay(carried.pairings > carriedBefore ? "keys walk" : "indexed") } }
         #endif
         let changeset = previousRows.withUnsafeBufferPointer { old in
             previousKeys.withUnsafeBufferPointer { oldKeys in
-                nextKeys.withUnsafeBufferPointer { newKeys in
-                    _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys,
-                               identities: .rows(old, new, adapter),
-                               carried: carriedUsable ? carried : nil, pairedWithUpdates: pairedWithUpdates,
-                               updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
-                        workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
+                nextKeys.withUnsafeMutableBufferPointer { newKeys in
+                    previousSelfUnequal.withUnsafeBufferPointer { oldSelfUnequal in
+                        nextSelfUnequal.withUnsafeMutableBufferPointer { newSelfUnequal in
+                            candidateRows.withUnsafeMutableBufferPointer { candidates in
+                                let rows: _CarriedRows
+                                if let fields, carried.isUsable {
+                                    rows = .fields(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
+                                                   stride: MemoryLayout<Adapter.Row>.stride, identity: fields.identity,
+                                                   contents: fields.contents)
+                                } else if bytes {
+                                    let anySelfUnequal: UnsafeBufferPointer<UInt64>? = oldSelfUnequal.contains { $0 != 0 } ? oldSelfUnequal : nil
+                                    rows = .bytes(old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
+                                                  stride: MemoryLayout<Adapter.Row>.stride,
+                                                  oldSelfUnequal: anySelfUnequal,
+                                                  newSelfUnequal: newSelfUnequal, candidates: candidates)
+                                } else {
+                                    let prefix = carried.isUsable ? _equalPrefixLength(old, new, adapter) : 0
+                                    adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[prefix...]),
+                                                              to: UnsafeMutableBufferPointer(rebasing: newKeys[prefix...]))
+                                    if tracksSelfUnequal {
+                                        newSelfUnequal.update(repeating: 0)
+                                        Self.markSelfUnequal(new, from: 0, to: new.count, in: newSelfUnequal, adapter)
+                                    }
+                                    rows = .keys(equalPrefix: prefix)
+                                }
+                                let keysOut = newKeys, selfUnequalOut = newSelfUnequal
+                                let walk = _CarriedWalk(keys: carried, rows: rows, newKeys: newKeys, readKeys: { from, to in
+                                    adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
+                                                              to: UnsafeMutableBufferPointer(rebasing: keysOut[from..<to]))
+                                    Self.markSelfUnequal(new, from: from, to: to, in: selfUnequalOut, adapter)
+                                }, identitiesInPlace: { from, to in
+                                    // Rows whose bytes changed where they were: compared with
+                                    // the previous rows in place, so their keys are not needed.
+                                    let oldBase = old.baseAddress!, newBase = new.baseAddress!
+                                    for index in from..<to {
+                                        guard adapter._identitiesEqual(at: oldBase + index, newBase + index) else { return index - from }
+                                        if Self.isUnequalToItself(newBase + index, adapter) {
+                                            selfUnequalOut[index &>> 6] |= 1 &<< UInt64(index & 63)
+                                        }
+                                    }
+                                    return to - from
+                                })
+                                return _runPasses(workspace, oldKeys: oldKeys, newKeys: UnsafeBufferPointer(newKeys),
+                                                  identities: .rows(old, new, adapter), carried: walk,
+                                                  updates: _ContentUpdates(old, new, adapter), finish: moves) { workspace, counts in
+                                    workspace.read(counts!, offset: 0, oldCount: old.count, newCount: new.count)
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
-        carryKeys(changeset)
-        return keptSnapshotUpdate(changeset)
+        #if DIFFENGINE_PROBES
+        noteWay(carried.pairings == carriedBefore ? "indexed" : fields != nil ? "fields walk" : bytes ? "bytes walk" : "keys walk")
+        #endif
+        return changeset
     }
 
     /// Whether rows are compared with the previous ones as bytes first (the adapter's layout
@@ -346,98 +349,26 @@ public final class Differ<Adapter: IdentifyingAdapter> {
         !adapter._identitiesEqual(at: row, row) || !adapter._contentsEqual(at: row, row)
     }
 
-    /// Sets `nextSelfUnequal` (sized) for every row of `new`: the bits of the rows the adapter
-    /// finds unequal to themselves.
+    /// Sets in `bits` the bit of each row of `new[from..<to]` that the adapter finds unequal
+    /// to itself.
     @inlinable
-    func markSelfUnequal(_ new: UnsafeBufferPointer<Adapter.Row>) {
-        let adapter = adapter
-        nextSelfUnequal.withUnsafeMutableBufferPointer { bits in
-            bits.update(repeating: 0)
-            guard let base = new.baseAddress else { return }
-            for index in new.indices where Self.isUnequalToItself(base + index, adapter) {
-                bits[index &>> 6] |= 1 &<< UInt64(index & 63)
-            }
+    static func markSelfUnequal(_ new: UnsafeBufferPointer<Adapter.Row>, from: Int, to: Int,
+                                in bits: UnsafeMutableBufferPointer<UInt64>, _ adapter: Adapter) {
+        guard let base = new.baseAddress else { return }
+        for index in from..<to where isUnequalToItself(base + index, adapter) {
+            bits[index &>> 6] |= 1 &<< UInt64(index & 63)
         }
     }
 
-    /// Keeping the snapshot of rows compared as bytes: pairs `new` with the previous rows
-    /// from the carried keys, where blocks of rows with unchanged bytes pair whole and keep
-    /// their keys, and the adapter reads only the other rows (their keys, whether each is
-    /// equal to itself) and compares only the pairs whose bytes changed. True when the
-    /// workspace holds the pairing and the updates; false leaves every key written (and the
-    /// rows' self-inequality marked) for the passes to pair without the carried set (which
-    /// could not, or paired two rows whose hashed keys collide).
+    /// `markSelfUnequal` over every row of `new`, into `bits` (zeroed first).
     @inlinable
-    func pairAsBytes(_ new: UnsafeBufferPointer<Adapter.Row>) -> Bool {
-        let adapter = adapter
-        Self.resize(&candidateRows, to: (new.count + 63) / 64)
-        return previousRows.withUnsafeBufferPointer { old in
-            previousKeys.withUnsafeBufferPointer { oldKeys in
-                nextKeys.withUnsafeMutableBufferPointer { newKeys in
-                    previousSelfUnequal.withUnsafeBufferPointer { oldSelfUnequal in
-                        nextSelfUnequal.withUnsafeMutableBufferPointer { newSelfUnequal in
-                            candidateRows.withUnsafeMutableBufferPointer { candidates -> Bool in
-                                let anySelfUnequal = oldSelfUnequal.contains { $0 != 0 }
-                                let matched = workspace.matchCarried(oldKeys: oldKeys, newKeys: newKeys, rows: .bytes(
-                                    old: UnsafeRawPointer(old.baseAddress), new: UnsafeRawPointer(new.baseAddress),
-                                    stride: MemoryLayout<Adapter.Row>.stride,
-                                    oldSelfUnequal: anySelfUnequal ? oldSelfUnequal : nil, newSelfUnequal: newSelfUnequal,
-                                    candidates: candidates
-                                ), carried: carried) { from, to in
-                                    adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
-                                                              to: UnsafeMutableBufferPointer(rebasing: newKeys[from..<to]))
-                                    let base = new.baseAddress!
-                                    for index in from..<to where Self.isUnequalToItself(base + index, adapter) {
-                                        newSelfUnequal[index &>> 6] |= 1 &<< UInt64(index & 63)
-                                    }
-                                }
-                                guard matched, let runs = workspace.pairedRuns else { return false }
-                                return Self.markCandidates(old.baseAddress!, new.baseAddress!, runs: runs,
-                                                           candidates: UnsafeBufferPointer(candidates),
-                                                           adapter, on: workspace)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Compares the candidate pairs of a match as bytes (`runs` are its pairing) with the
-    /// adapter and marks the updated ones on `workspace`; false when a candidate pair's
-    /// identities differ (hashed keys collided, or an identity is unequal to itself, which
-    /// its key cannot tell), so that the passes pair the rows by identity instead.
-    @inlinable
-    static func markCandidates(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>,
-                               runs: UnsafeBufferPointer<UInt32>, candidates: UnsafeBufferPointer<UInt64>,
-                               _ adapter: Adapter, on workspace: _DiffWorkspace) -> Bool {
-        var bits: UnsafeMutableBufferPointer<UInt64>?
-        for run in stride(from: 0, to: runs.count, by: 3) {
-            let oldStart = Int(runs[run]), newStart = Int(runs[run + 1]), end = newStart + Int(runs[run + 2])
-            var word = newStart &>> 6
-            while word &* 64 < end {
-                var flagged = candidates[word]
-                if word &* 64 < newStart { flagged &= ~0 &<< UInt64(newStart & 63) }
-                if (word &+ 1) &* 64 > end { flagged &= (1 &<< UInt64(end & 63)) &- 1 }
-                while flagged != 0 {
-                    let newIndex = word &* 64 &+ flagged.trailingZeroBitCount
-                    let oldRow = old + (oldStart &+ newIndex &- newStart), newRow = new + newIndex
-                    if !adapter._identitiesEqual(at: oldRow, newRow) { return false }
-                    if !adapter._contentsEqual(at: oldRow, newRow) {
-                        if bits == nil { bits = workspace.updateBitmap() }
-                        bits![newIndex &>> 6] |= 1 &<< UInt64(newIndex & 63)
-                    }
-                    flagged &= flagged &- 1
-                }
-                word &+= 1
-            }
-        }
-        if let bits { workspace.markUpdatedRows(bits) }
-        return true
+    func markSelfUnequal(_ new: UnsafeBufferPointer<Adapter.Row>, from: Int, in bits: UnsafeMutableBufferPointer<UInt64>) {
+        bits.update(repeating: 0)
+        Self.markSelfUnequal(new, from: from, to: new.count, in: bits, adapter)
     }
 
     /// The update for `changeset`, its deleted rows named from the previous snapshot (still
-    /// the previous call's: before `diffSnapshot` or `diffAfter` replaces it).
+    /// the previous call's: before `diffSnapshot` replaces it).
     @inlinable
     func keptSnapshotUpdate(_ changeset: Changeset) -> DifferUpdate<Adapter.Identity> {
         let old = previousRows
@@ -445,159 +376,33 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                             deletedIdentities: changeset.deletions.map { adapter.identity(of: old[$0]) })
     }
 
-    /// `diffSnapshot` takes the one-shot way (pairs the rows after the equal prefix, by
-    /// indexing them) when they are at most 1/`restFraction` of the longer snapshot: a
-    /// one-shot diff costs a few times what the walk costs a row.
+    /// Carries this call's identity keys to the next, by `changeset`'s rows: the set, and
+    /// `previousKeys`, which become the new keys. The first `kept` new rows kept the previous
+    /// rows' keys (the walk did not write them to `nextKeys`), so only the shorter part moves:
+    /// the rest into `previousKeys`, or the kept ones into `nextKeys`, which then swaps in.
     @inlinable
-    static var restFraction: Int { 8 }
-
-    /// Writes the identity keys of `new` to `nextKeys` (sized): the first `prefix` rows have
-    /// their previous rows' identities, and so their keys; the rest are computed.
-    @inlinable
-    func writeKeys(of new: UnsafeBufferPointer<Adapter.Row>, keepingPrevious prefix: Int) {
-        previousKeys.withUnsafeBufferPointer { oldKeys in
-            nextKeys.withUnsafeMutableBufferPointer { newKeys in
-                if prefix > 0 { newKeys.baseAddress!.update(from: oldKeys.baseAddress!, count: prefix) }
-                adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[prefix...]),
-                                          to: UnsafeMutableBufferPointer(rebasing: newKeys[prefix...]))
-            }
-        }
-    }
-
-    /// Keeping the previous snapshot, when its first `prefix` rows and `new`'s are equal in
-    /// identity and content: they pair in place, unchanged; the rest are keyed and paired by
-    /// indexing the old rest, as a one-shot diff pairs what follows its common prefix. Only
-    /// the rest's keys are written and carried: the prefix keeps its keys where they are.
-    @inlinable
-    func diffAfter(prefix: Int, _ snapshot: [Adapter.Row], _ new: UnsafeBufferPointer<Adapter.Row>) -> DifferUpdate<Adapter.Identity> {
-        // nextKeys[prefix...] gets the rest's keys; its first `prefix` are not read.
-        Self.resize(&nextKeys, to: new.count)
-        nextKeys.withUnsafeMutableBufferPointer { newKeys in
-            adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[prefix...]),
-                                      to: UnsafeMutableBufferPointer(rebasing: newKeys[prefix...]))
-        }
-        let changeset = previousRows.withUnsafeBufferPointer { old in
-            if prefix == old.count && prefix == new.count { return Changeset(oldCount: prefix, newCount: prefix) }
-            let oldRest = UnsafeBufferPointer(rebasing: old[prefix...]), newRest = UnsafeBufferPointer(rebasing: new[prefix...])
-            return previousKeys.withUnsafeBufferPointer { oldKeys in
-                nextKeys.withUnsafeBufferPointer { newKeys in
-                    _runPasses(workspace, oldKeys: UnsafeBufferPointer(rebasing: oldKeys[prefix...]),
-                               newKeys: UnsafeBufferPointer(rebasing: newKeys[prefix...]),
-                               identities: .rows(oldRest, newRest, adapter),
-                               updates: _ContentUpdates(oldRest, newRest, adapter), finish: moves) { workspace, counts in
-                        workspace.read(counts!, offset: prefix, oldCount: old.count, newCount: new.count)
-                    }
-                }
-            }
-        }
-        #if DIFFENGINE_PROBES
-        prefixPairings += 1
-        noteWay("after prefix")
-        #endif
-        // Deleted and inserted rows all lie past the prefix, where both key arrays are written.
+    func carryKeys(_ changeset: Changeset, kept: Int) {
+        // Deleted and inserted rows all lie past the kept rows, where both arrays are written.
         let setHoldsNewKeys = previousKeys.withUnsafeBufferPointer { oldKeys in
-            nextKeys.withUnsafeBufferPointer { newKeys in
-                carried.update(from: oldKeys, to: newKeys, by: changeset)
-            }
+            nextKeys.withUnsafeBufferPointer { newKeys in carried.update(from: oldKeys, to: newKeys, by: changeset) }
         }
-        let update = keptSnapshotUpdate(changeset)
-        previousKeys.replaceSubrange(prefix..., with: nextKeys[prefix...])
+        let count = nextKeys.count
+        if kept * 2 > count {
+            Self.resize(&previousKeys, to: count)
+            previousKeys.withUnsafeMutableBufferPointer { keys in
+                nextKeys.withUnsafeBufferPointer { newKeys in
+                    (keys.baseAddress! + kept).update(from: newKeys.baseAddress! + kept, count: count - kept)
+                }
+            }
+        } else {
+            if kept > 0 {
+                nextKeys.withUnsafeMutableBufferPointer { newKeys in
+                    previousKeys.withUnsafeBufferPointer { newKeys.baseAddress!.update(from: $0.baseAddress!, count: kept) }
+                }
+            }
+            swap(&previousKeys, &nextKeys)
+        }
         if !setHoldsNewKeys { previousKeys.withUnsafeBufferPointer { carried.rebuild($0) } }
-        previousRows = snapshot
-        selfUnequalKnown = false
-        return update
-    }
-
-    /// The updates of `new` from the previous snapshot (as many rows) when every row has the
-    /// identity of the previous row at its index; nil when one does not (the last and the
-    /// middle row are checked first: a row out of place there spares the pass). Such rows pair
-    /// in place under every move mode and duplicate rule: no row moved, came or went. The pass
-    /// marks the changed rows in a bitmap kept between calls, so the updates are allocated
-    /// once, at their size.
-    @inlinable
-    func updatesInPlace(_ new: UnsafeBufferPointer<Adapter.Row>) -> [IndexPair]? {
-        guard let newBase = new.baseAddress, new.count > 0 else { return [] }
-        Self.resize(&changedRows, to: (new.count + 63) / 64)
-        let adapter = adapter
-        let held = previousRows.withUnsafeBufferPointer { old in
-            changedRows.withUnsafeMutableBufferPointer { bits -> Bool in
-                let oldBase = old.baseAddress!, last = new.count - 1, middle = new.count / 2
-                guard adapter._identitiesEqual(at: oldBase + last, newBase + last),
-                      adapter._identitiesEqual(at: oldBase + middle, newBase + middle) else { return false }
-                bits.update(repeating: 0)
-                if let layout = integerFields {
-                    return Self.markInPlace(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase), count: new.count,
-                                            stride: MemoryLayout<Adapter.Row>.stride, layout: layout, bits: bits)
-                }
-                return Self.markInPlace(oldBase, newBase, count: new.count, adapter, bits: bits)
-            }
-        }
-        guard held else { return nil }
-        return changedRows.withUnsafeBufferPointer { bits in
-            let count = bits.reduce(0) { $0 &+ $1.nonzeroBitCount }
-            guard count > 0 else { return [] }
-            return [IndexPair](unsafeUninitializedCapacity: count) { updates, initialized in
-                for (word, value) in bits.enumerated() {
-                    var remaining = value
-                    while remaining != 0 {
-                        let index = word &* 64 &+ remaining.trailingZeroBitCount
-                        updates.initializeElement(at: initialized, to: IndexPair(old: index, new: index))
-                        initialized &+= 1
-                        remaining &= remaining &- 1
-                    }
-                }
-            }
-        }
-    }
-
-    /// `updatesInPlace`'s pass through the adapter: sets the bit of each changed row; false at
-    /// the first row whose identity is not its previous row's.
-    @inlinable
-    static func markInPlace(_ old: UnsafePointer<Adapter.Row>, _ new: UnsafePointer<Adapter.Row>, count: Int,
-                            _ adapter: Adapter, bits: UnsafeMutableBufferPointer<UInt64>) -> Bool {
-        for index in 0..<count {
-            guard adapter._identitiesEqual(at: old + index, new + index) else { return false }
-            if !adapter._contentsEqual(at: old + index, new + index) { bits[index &>> 6] |= 1 &<< UInt64(index & 63) }
-        }
-        return true
-    }
-
-    /// The same for rows of integer fields at `layout`'s offsets, compared as bits.
-    @inlinable
-    static func markInPlace(_ old: UnsafeRawPointer, _ new: UnsafeRawPointer, count: Int, stride: Int,
-                            layout: (identity: Int, contents: [Int]), bits: UnsafeMutableBufferPointer<UInt64>) -> Bool {
-        @inline(__always) func field(_ row: UnsafeRawPointer, _ offset: Int) -> UInt64 {
-            row.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        }
-        if layout.contents.count == 1 {
-            let content = layout.contents[0]
-            for index in 0..<count {
-                let oldRow = old + index &* stride, newRow = new + index &* stride
-                guard field(oldRow, layout.identity) == field(newRow, layout.identity) else { return false }
-                if field(oldRow, content) != field(newRow, content) { bits[index &>> 6] |= 1 &<< UInt64(index & 63) }
-            }
-            return true
-        }
-        return layout.contents.withUnsafeBufferPointer { contents -> Bool in
-            for index in 0..<count {
-                let oldRow = old + index &* stride, newRow = new + index &* stride
-                guard field(oldRow, layout.identity) == field(newRow, layout.identity) else { return false }
-                if contents.contains(where: { field(oldRow, $0) != field(newRow, $0) }) {
-                    bits[index &>> 6] |= 1 &<< UInt64(index & 63)
-                }
-            }
-            return true
-        }
-    }
-
-    /// Carries this call's identity keys (`nextKeys`) to the next, by `changeset`'s rows.
-    @inlinable
-    func carryKeys(_ changeset: Changeset) {
-        previousKeys.withUnsafeBufferPointer { oldKeys in
-            nextKeys.withUnsafeBufferPointer { newKeys in
-                carried.carry(from: oldKeys, to: newKeys, by: changeset)
-            }
-        }
     }
 
     /// Hash-only state: identity keys and content hashes (and identities when kept).
@@ -613,13 +418,13 @@ public final class Differ<Adapter: IdentifyingAdapter> {
             for row in rows { nextIdentities.append(adapter.identity(of: row)) }
         }
         defer {
-            swap(&previousKeys, &nextKeys)
             swap(&previousContents, &nextContents)
             swap(&previousIdentities, &nextIdentities)
             hasPrevious = true
         }
         guard hasPrevious else {
             nextKeys.withUnsafeBufferPointer { carried.rebuild($0) }
+            swap(&previousKeys, &nextKeys)
             return initialUpdate(rows.count)
         }
 
@@ -634,10 +439,11 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 return true
             }) : nil
         let changeset = previousKeys.withUnsafeBufferPointer { oldKeys in
-            nextKeys.withUnsafeBufferPointer { newKeys in
+            nextKeys.withUnsafeMutableBufferPointer { newKeys in
                 previousContents.withUnsafeBufferPointer { oldContents in
                     nextContents.withUnsafeBufferPointer { newContents in
-                        _runPasses(workspace, oldKeys: oldKeys, newKeys: newKeys, identities: identities, carried: carried,
+                        _runPasses(workspace, oldKeys: oldKeys, newKeys: UnsafeBufferPointer(newKeys), identities: identities,
+                                   carried: _CarriedWalk(keys: carried, rows: .keys(equalPrefix: 0), newKeys: newKeys),
                                    updates: _HashUpdates(oldContents, newContents), finish: moves) { workspace, counts in
                             workspace.read(counts!, offset: 0, oldCount: oldKeys.count, newCount: newKeys.count)
                         }
@@ -645,7 +451,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                 }
             }
         }
-        carryKeys(changeset)
+        carryKeys(changeset, kept: workspace.keptKeys)
         return DifferUpdate(changeset: changeset, isInitial: false,
                             deletedIdentities: keepsIdentities ? changeset.deletions.map { previousIdentities[$0] } : nil)
     }
