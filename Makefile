@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: postgres postgres-stop bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign
+.PHONY: postgres postgres-stop bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -121,6 +121,11 @@ fuzz-smoke: fuzz-build
 
 fuzz-replay: fuzz-build
 	bash fuzz/run.sh 0
+
+# .clusterfuzzlite/build.sh run here under the OSS-Fuzz build contract (the variables set
+# as its base builder sets them), then every harness on its seed corpus.
+cflite-check: deps
+	bash fuzz/clusterfuzzlite-check.sh
 
 # A fuzzing campaign of HOURS hours on both cores (campaign builds: UBSan and the core's
 # checks, no ASan), one line per harness appended to fuzz/campaign.log.

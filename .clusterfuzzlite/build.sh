@@ -1,0 +1,44 @@
+#!/bin/bash -eu
+# Builds every harness into $OUT under the OSS-Fuzz build contract: the C harnesses with
+# $CC $CFLAGS and $LIB_FUZZING_ENGINE, the Swift harnesses with the flags the Swift builder's
+# precompile_swift exports, and each harness's committed corpus as NAME_seed_corpus.zip.
+# Run here as CI does (fuzz/clusterfuzzlite-check.sh sets the variables the way the base
+# builder does, with this machine's toolchain).
+cd "${SRC:?}/diffengine"
+
+# --- C: the core against its naive reference, and the built-in XXH3 ---
+CORE_FLAGS=(-std=c11 -DDC_INTERNAL_CHECKS -ICDiffCore/include)
+if pkg-config --exists libxxhash 2>/dev/null; then
+    read -r -a XXHASH_CFLAGS <<<"$(pkg-config --cflags libxxhash)"
+    CORE_FLAGS+=("${XXHASH_CFLAGS[@]}")
+fi
+for harness in fuzz/fuzz_*.c; do
+    name=$(basename "$harness" .c)
+    # shellcheck disable=SC2086 # CFLAGS and LIB_FUZZING_ENGINE are word lists by contract.
+    $CC $CFLAGS "${CORE_FLAGS[@]}" CDiffCore/*.c fuzz/reference_differ.c "$harness" \
+        $LIB_FUZZING_ENGINE -o "$OUT/$name"
+done
+
+# --- Swift: the public API and the CSV, JSON and JSON Lines readers ---
+if command -v precompile_swift >/dev/null 2>&1; then
+    # shellcheck disable=SC1090
+    . "$(command -v precompile_swift)"
+fi
+: "${SWIFTFLAGS:?precompile_swift (or the caller) must set SWIFTFLAGS}"
+# Coverage of the Swift modules is asked for explicitly: -sanitize=fuzzer alone leaves them
+# uninstrumented, and libFuzzer then fuzzes blind.
+SWIFT_COVERAGE="-Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table"
+for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
+    # shellcheck disable=SC2086
+    swift build -c release --package-path fuzz/swift --scratch-path "$WORK/swift" \
+        --product "$name" $SWIFTFLAGS $SWIFT_COVERAGE
+    cp "$WORK/swift/release/$name" "$OUT/$name"
+done
+
+# --- Seed corpora ---
+for name in fuzz_core fuzz_xxh3 fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
+    corpus="fuzz/corpus/${name#fuzz_}"
+    if [ -d "$corpus" ] && [ -n "$(ls -A "$corpus")" ]; then
+        (cd "$corpus" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)
+    fi
+done

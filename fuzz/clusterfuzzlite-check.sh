@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs .clusterfuzzlite/build.sh here, with the variables set the way OSS-Fuzz's base
+# builder sets them for libFuzzer + AddressSanitizer (and SWIFTFLAGS as its precompile_swift
+# exports them), with this machine's toolchain; then checks that every harness and seed
+# corpus landed in $OUT and that each harness runs its seed corpus without a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The base builder has zip; a fresh machine of this kind may not.
+if ! command -v zip >/dev/null 2>&1 || ! command -v unzip >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq zip unzip >/dev/null
+fi
+CLANG=${SWIFT_CLANG:-$(dirname "$(readlink -f "$(command -v swift)")")/clang}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/src" "$scratch/out" "$scratch/work"
+ln -s "$PWD" "$scratch/src/diffengine"
+
+export SRC="$scratch/src" OUT="$scratch/out" WORK="${CFLITE_WORK:-$PWD/.build-cflite}"
+export CC="$CLANG" CXX="$CLANG++" SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64
+export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
+export SWIFTFLAGS="-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -static-stdlib --static-swift-stdlib --sanitize=address"
+mkdir -p "$WORK"
+bash .clusterfuzzlite/build.sh
+
+status=0
+for name in fuzz_core fuzz_xxh3 fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
+    if [ ! -x "$OUT/$name" ] || [ ! -f "$OUT/${name}_seed_corpus.zip" ]; then
+        echo "clusterfuzzlite-check: $name or its seed corpus is missing from \$OUT"
+        status=1
+        continue
+    fi
+    seeds="$scratch/seeds-$name"
+    mkdir -p "$seeds"
+    (cd "$seeds" && unzip -q "$OUT/${name}_seed_corpus.zip")
+    if ! "$OUT/$name" -runs=0 "$seeds" >"$scratch/$name.log" 2>&1; then
+        echo "clusterfuzzlite-check: $name failed on its seed corpus:"
+        tail -20 "$scratch/$name.log"
+        status=1
+    else
+        echo "clusterfuzzlite-check: $name built and ran its $(ls "$seeds" | wc -l) seeds"
+    fi
+done
+exit $status
