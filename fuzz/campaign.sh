@@ -30,9 +30,15 @@ if pkg-config --exists libxxhash 2>/dev/null; then
     read -r -a XXHASH_CFLAGS <<<"$(pkg-config --cflags libxxhash)"
     CFLAGS+=("${XXHASH_CFLAGS[@]}")
 fi
+# Only the core is instrumented for coverage: the harness and the naive reference keep UBSan
+# but guide nothing, and their coverage callbacks cost a third of the executions (measured:
+# fuzz_core 3,961 -> 5,794 a second on one core).
+PLAIN=("${CFLAGS[@]/-fsanitize=fuzzer,undefined/-fsanitize=undefined}")
 for harness in fuzz/fuzz_*.c; do
     name=$(basename "$harness" .c)
-    "$CLANG" "${CFLAGS[@]}" CDiffCore/*.c fuzz/reference_differ.c "$harness" -o "$BUILD/$name"
+    "$CLANG" "${PLAIN[@]}" -c fuzz/reference_differ.c -o "$BUILD/reference_differ.o"
+    "$CLANG" "${PLAIN[@]}" -c "$harness" -o "$BUILD/$name.o"
+    "$CLANG" "${CFLAGS[@]}" CDiffCore/*.c "$BUILD/reference_differ.o" "$BUILD/$name.o" -o "$BUILD/$name"
 done
 SWIFT_COVERAGE=-sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do

@@ -24,12 +24,16 @@ static size_t ref_lis(const ref_rows_t *rows, const long *new_to_old) {
     size_t m = rows->old_count;
     long *sequence = malloc((m + 1) * sizeof(long));
     size_t *best = malloc((m + 1) * sizeof(size_t));
+    long *old_to_new = malloc((m + 1) * sizeof(long));
     size_t count = 0, longest = 0;
-    for (size_t i = 0; i < m; i++) {
-        for (size_t j = 0; j < rows->new_count; j++) {
-            if (new_to_old[j] == (long)i) sequence[count++] = (long)j;
-        }
+    for (size_t i = 0; i < m; i++) old_to_new[i] = -1;
+    for (size_t j = 0; j < rows->new_count; j++) {
+        if (new_to_old[j] >= 0) old_to_new[new_to_old[j]] = (long)j;
     }
+    for (size_t i = 0; i < m; i++) {
+        if (old_to_new[i] >= 0) sequence[count++] = old_to_new[i];
+    }
+    free(old_to_new);
     for (size_t a = 0; a < count; a++) {
         best[a] = 1;
         for (size_t b = 0; b < a; b++) {
@@ -138,19 +142,22 @@ const char *ref_check(const ref_rows_t *rows, const ref_changeset_t *c, int mode
         }
         if (!problem && mode == 0 && c->move_count != reference_pairs - lis) problem = "minimal mode: moves != paired - LIS";
         if (!problem && mode == 1) {
-            /* A pair moves when old - deletions before it + insertions before it != new. */
+            /* A pair moves when old - deletions before it + insertions before it != new.
+             * deleted_before[i]: the old rows before i that the reference leaves unpaired. */
+            bool *old_paired = calloc(m + 1, 1);
+            size_t *deleted_before = malloc((m + 1) * sizeof(size_t));
+            for (size_t j = 0; j < n; j++) {
+                if (reference[j] >= 0) old_paired[reference[j]] = true;
+            }
+            deleted_before[0] = 0;
+            for (size_t i = 0; i < m; i++) deleted_before[i + 1] = deleted_before[i] + !old_paired[i];
             size_t expected = 0, insertions_before = 0, k = 0;
             for (size_t j = 0; j < n && !problem; j++) {
                 if (reference[j] < 0) {
                     insertions_before++;
                     continue;
                 }
-                size_t deletions_before = 0;
-                for (size_t i = 0; i < (size_t)reference[j]; i++) {
-                    bool paired = false;
-                    for (size_t x = 0; x < n; x++) paired |= reference[x] == (long)i;
-                    deletions_before += !paired;
-                }
+                const size_t deletions_before = deleted_before[reference[j]];
                 if ((size_t)reference[j] - deletions_before + insertions_before != j) {
                     expected++;
                     if (k >= c->move_count || c->moves[2 * k + 1] != (int64_t)j) problem = "displaced moves differ from the reference";
@@ -158,6 +165,8 @@ const char *ref_check(const ref_rows_t *rows, const ref_changeset_t *c, int mode
                 }
             }
             if (!problem && expected != c->move_count) problem = "displaced mode: wrong number of moves";
+            free(old_paired);
+            free(deleted_before);
         }
         if (!problem && mode == 2) {
             if (c->move_count != 0) problem = "none mode reported moves";
