@@ -26,12 +26,13 @@ if command -v precompile_swift >/dev/null 2>&1; then
 fi
 : "${SWIFTFLAGS:?precompile_swift (or the caller) must set SWIFTFLAGS}"
 # Coverage of the Swift modules is asked for explicitly: -sanitize=fuzzer alone leaves them
-# uninstrumented, and libFuzzer then fuzzes blind.
+# uninstrumented, and libFuzzer then fuzzes blind. SwiftPM is told of the fuzzer too
+# (--sanitize=fuzzer): it then lets libFuzzer's main stand in for the executable's own.
 SWIFT_COVERAGE="-Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table"
 for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     # shellcheck disable=SC2086
     swift build -c release --package-path fuzz/swift --scratch-path "$WORK/swift" \
-        --product "$name" $SWIFTFLAGS $SWIFT_COVERAGE
+        --product "$name" --sanitize=fuzzer $SWIFTFLAGS $SWIFT_COVERAGE
     cp "$WORK/swift/release/$name" "$OUT/$name"
 done
 
