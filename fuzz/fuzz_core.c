@@ -120,10 +120,11 @@ static bool keys_distinct(const uint64_t *keys, size_t count) {
     return distinct;
 }
 
-/* The same reader's answer in the in-place prefix: how many of new rows [from, to) have the
- * identity field of the old row at their index (flagging them as read_bytes_keys() does);
- * the walk may read the first other row's key next. */
-static size_t bytes_identities_in_place(void *context, size_t from, size_t to) {
+/* The same reader's comparison in the in-place prefix: how many of new rows [from, to) have
+ * the identity field of the old row at their index (flagging them as read_bytes_keys()
+ * does), marking in `updated` those that differ by the caller's equality (contents equal
+ * and neither unequal to itself); the walk may read the first other row's key next. */
+static size_t bytes_compare_in_place(void *context, size_t from, size_t to, uint64_t *updated) {
     bytes_reader_t *reader = context;
     if (from < reader->next_from || to < from) reader->out_of_order = true;
     for (size_t r = from; r < to; r++) {
@@ -132,9 +133,13 @@ static size_t bytes_identities_in_place(void *context, size_t from, size_t to) {
             reader->next_from = r;
             return r - from;
         }
-        uint64_t content;
+        uint64_t content, old_content;
         memcpy(&content, reader->rows + r * reader->stride + reader->content_offset, 8);
+        memcpy(&old_content, reader->old_rows + r * reader->stride + reader->content_offset, 8);
         if (self_unequal_content(content)) reader->self_unequal[r / 64] |= UINT64_C(1) << (r % 64);
+        if (content != old_content || self_unequal_content(content) || self_unequal_content(old_content)) {
+            updated[r / 64] |= UINT64_C(1) << (r % 64);
+        }
     }
     reader->next_from = to;
     return to - from;
@@ -414,11 +419,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (size_t r = 0; r < n; r++) written[r] = ~keys[1][r];
             for (size_t w = 0; w < words; w++) new_self_unequal[w] = ~UINT64_C(0);
             bytes_reader_t reader = { new_rows, stride, identity_offset, content_offset, 0, written, new_self_unequal, false, old_rows };
-            // Identities compared in place by the reader in layouts 1 and 3, by key in 0 and 2.
+            // Changed rows of the in-place prefix compared by the reader in layouts 1 and 3
+            // (which then marks their updates itself), by key and as candidates in 0 and 2.
             const dc_carried_input_t bytes = {
                 .old_keys = keys[0], .old_count = m, .new_keys = written, .new_count = n,
                 .read_keys = read_bytes_keys, .read_context = &reader,
-                .identities_in_place = layout_kind % 2 ? bytes_identities_in_place : NULL, .rows = DC_ROWS_BYTES,
+                .compare_in_place = layout_kind % 2 ? bytes_compare_in_place : NULL, .rows = DC_ROWS_BYTES,
                 .old_rows = old_rows, .new_rows = new_rows, .stride = stride,
                 .old_self_unequal = any_self_unequal ? old_self_unequal : NULL, .new_self_unequal = new_self_unequal,
                 .candidates = candidates,
@@ -442,6 +448,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (bytes_result.matched != matched) fail("dc_match_carried over bytes declined differently from over keys", data, size, &reference_rows, NULL);
             if (bytes_result.matched) {
                 const uint32_t *pairing = dc_new_to_old(bytes_workspace);
+                const uint64_t *updated = dc_updated_rows(bytes_workspace);
                 if (n > 0 && mode != DC_MOVES_NONE && memcmp(pairing, dc_new_to_old(carried_workspace), n * sizeof(uint32_t)) != 0) {
                     fail("dc_match_carried over bytes paired differently from over keys", data, size, &reference_rows, NULL);
                 }
@@ -455,6 +462,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     const bool need = self_unequal_content(content_hashes[0][i]) || memcmp(old_rows + i * stride, new_rows + j * stride, stride) != 0;
                     const bool equal = content_hashes[0][i] == content_hashes[1][j] && !self_unequal_content(content_hashes[0][i])
                                        && !self_unequal_content(content_hashes[1][j]);
+                    const bool updated_flag = (updated[j / 64] >> (j % 64)) & 1;
+                    const bool bytes_differ = memcmp(old_rows + i * stride, new_rows + j * stride, stride) != 0;
+                    if (layout_kind % 2 && j < bytes_kept && i == j && bytes_differ && !candidate) {
+                        // Compared by the reader in place: its update flag is the comparison.
+                        if (updated_flag == equal) fail("dc_match_carried over bytes lost an in-place comparison", data, size, &reference_rows, NULL);
+                        continue;
+                    }
+                    if (updated_flag) fail("dc_match_carried over bytes flagged an update the caller did not", data, size, &reference_rows, NULL);
                     if (candidate != need || (!candidate && !equal)) {
                         fail("dc_match_carried over bytes left out a pair its caller must compare", data, size, &reference_rows, NULL);
                     }

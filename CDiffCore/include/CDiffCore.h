@@ -259,11 +259,14 @@ typedef struct dc_carried_input {
      * time (DC_ROWS_BYTES requires it). */
     dc_read_keys_fn read_keys;
     void *read_context;
-    /* DC_ROWS_BYTES, optional: in the in-place prefix, for new rows [from, to) whose bytes
-     * changed, how many of them, from the first, have the identities of the old rows at their
-     * indices (setting their new_self_unequal bits as read_keys would). Those rows keep their
-     * keys, which the walk then neither reads nor asks for. Called with read_context. */
-    size_t (*identities_in_place)(void *context, size_t from, size_t to);
+    /* DC_ROWS_BYTES, optional: in the in-place prefix, new rows [from, to) whose bytes changed,
+     * for the caller to compare with the old rows at their indices while both are in cache.
+     * It returns how many of them, from the first, have their old rows' identities; of those
+     * it sets in `updated` (the workspace's update flags, a bit a new row) the bit of each
+     * whose contents differ, and their new_self_unequal bits as read_keys would. Those rows
+     * keep their keys, which the walk neither reads nor asks for, and are not candidates.
+     * Called with read_context. */
+    size_t (*compare_in_place)(void *context, size_t from, size_t to, uint64_t *updated);
     /* NULL: equal keys are equal identities. Otherwise every pair the walk makes by key is
      * verified with it (DC_ROWS_NONE only). */
     dc_equal_fn identity_equal;

@@ -425,26 +425,28 @@ internal enum _CarriedRows {
 /// A stateful differ's pairing from its carried keys: the set of the previous identity keys,
 /// what the walk may read of the rows, the buffer of this call's keys, and, for rows compared
 /// as bytes, the adapter's two answers the walk asks for: the keys of new rows `from..<to`
-/// (`readKeys`), and how many of the new rows `from..<to`, from the first, have the
-/// identities of the previous rows at their indices (`identitiesInPlace`). Both also flag the
-/// rows they read that are unequal to themselves.
+/// (`readKeys`), and, for new rows `from..<to` whose bytes changed in place, how many of them,
+/// from the first, have the identities of the previous rows at their indices, setting in the
+/// bitmap it is given the bit of each of those whose contents differ (`compareInPlace`: the
+/// rows are compared while the walk has them in cache). Both also flag the rows they read
+/// that are unequal to themselves.
 @usableFromInline
 internal struct _CarriedWalk {
     @usableFromInline let keys: _CarriedKeys
     @usableFromInline let rows: _CarriedRows
     @usableFromInline let newKeys: UnsafeMutableBufferPointer<UInt64>
     @usableFromInline let readKeys: (Int, Int) -> Void
-    @usableFromInline let identitiesInPlace: (Int, Int) -> Int
+    @usableFromInline let compareInPlace: (Int, Int, UnsafeMutablePointer<UInt64>) -> Int
 
     @inlinable
     init(keys: _CarriedKeys, rows: _CarriedRows, newKeys: UnsafeMutableBufferPointer<UInt64>,
          readKeys: @escaping (Int, Int) -> Void = { _, _ in },
-         identitiesInPlace: @escaping (Int, Int) -> Int = { _, _ in 0 }) {
+         compareInPlace: @escaping (Int, Int, UnsafeMutablePointer<UInt64>) -> Int = { _, _, _ in 0 }) {
         self.keys = keys
         self.rows = rows
         self.newKeys = newKeys
         self.readKeys = readKeys
-        self.identitiesInPlace = identitiesInPlace
+        self.compareInPlace = compareInPlace
     }
 }
 
@@ -452,10 +454,10 @@ internal struct _CarriedWalk {
 /// callbacks reach them through an unretained reference.
 private final class _RowReaderBox {
     let readKeys: (Int, Int) -> Void
-    let identitiesInPlace: (Int, Int) -> Int
+    let compareInPlace: (Int, Int, UnsafeMutablePointer<UInt64>) -> Int
     init(_ walk: _CarriedWalk) {
         readKeys = walk.readKeys
-        identitiesInPlace = walk.identitiesInPlace
+        compareInPlace = walk.compareInPlace
     }
 }
 
@@ -463,8 +465,9 @@ private let _keyReaderThunk: dc_read_keys_fn = { context, from, to in
     Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.readKeys(from, to) }
 }
 
-private let _identitiesInPlaceThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int) -> Int = { context, from, to in
-    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.identitiesInPlace(from, to) }
+private let _compareInPlaceThunk: @convention(c) (UnsafeMutableRawPointer?, Int, Int, UnsafeMutablePointer<UInt64>?) -> Int = {
+    context, from, to, updated in
+    Unmanaged<_RowReaderBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.compareInPlace(from, to, updated!) }
 }
 
 extension _DiffWorkspace {
@@ -517,7 +520,7 @@ extension _DiffWorkspace {
                 input.new_rows = new
                 input.stride = stride
                 input.read_keys = _keyReaderThunk
-                input.identities_in_place = _identitiesInPlaceThunk
+                input.compare_in_place = _compareInPlaceThunk
                 input.read_context = Unmanaged.passUnretained(box).toOpaque()
                 input.old_self_unequal = oldSelfUnequal?.baseAddress
                 input.new_self_unequal = newSelfUnequal.baseAddress

@@ -297,12 +297,16 @@ public final class Differ<Adapter: IdentifyingAdapter> {
                                     adapter.writeIdentityKeys(of: UnsafeBufferPointer(rebasing: new[from..<to]),
                                                               to: UnsafeMutableBufferPointer(rebasing: keysOut[from..<to]))
                                     Self.markSelfUnequal(new, from: from, to: to, in: selfUnequalOut, adapter)
-                                }, identitiesInPlace: { from, to in
+                                }, compareInPlace: { from, to, updated in
                                     // Rows whose bytes changed where they were: compared with
-                                    // the previous rows in place, so their keys are not needed.
+                                    // the previous rows in place, so their keys are not needed,
+                                    // and while both are in cache.
                                     let oldBase = old.baseAddress!, newBase = new.baseAddress!
                                     for index in from..<to {
                                         guard adapter._identitiesEqual(at: oldBase + index, newBase + index) else { return index - from }
+                                        if !adapter._contentsEqual(at: oldBase + index, newBase + index) {
+                                            updated[index &>> 6] |= 1 &<< UInt64(index & 63)
+                                        }
                                         if Self.isUnequalToItself(newBase + index, adapter) {
                                             selfUnequalOut[index &>> 6] |= 1 &<< UInt64(index & 63)
                                         }
