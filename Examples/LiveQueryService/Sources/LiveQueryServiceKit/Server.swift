@@ -66,8 +66,7 @@ public struct LiveQueryServer: Sendable {
         }
         router.post("/api/churn") { request, _ in
             await respond {
-                let changes = request.uri.queryParameters.get("changes").flatMap { Int($0) } ?? 10
-                try store.churn(changes: changes)
+                try store.churn(changes: try churnChanges(request.uri.queryParameters))
                 return Array("{\"version\":\(store.lastCommit.version)}".utf8)
             }
         }
@@ -166,19 +165,36 @@ func errorJSON(_ message: String) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
+/// Runs a request's work: its bytes as a 200, a client's mistake as a 4xx with a one-line
+/// JSON error (400, 404 for a missing order, 413 for a body past `maximumBody`); only a
+/// failure of the server itself is a 500.
 func respond(_ body: () async throws -> [UInt8]) async -> Response {
     do {
         let bytes = try await body()
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     } catch let error as WriteError {
         return json(error.message.hasPrefix("no order") ? .notFound : .badRequest, errorJSON(error.message))
+    } catch let error as any HTTPResponseError where (400..<500).contains(error.status.code) {
+        // The body's reader refusing more than `maximumBody` bytes (NIOTooManyBytesError) is one.
+        let message = error.status == .contentTooLarge ? "the body is larger than \(maximumBody) bytes" : error.status.reasonPhrase
+        return json(error.status, errorJSON(message))
     } catch {
         return json(.internalServerError, errorJSON("\(error)"))
     }
 }
 
+/// The largest request body the write API reads: an order is well under a kilobyte.
+let maximumBody = 1 << 16
+
+/// `POST /api/churn`'s `changes` (default 10): an integer in 1...10000, or a 400.
+func churnChanges(_ parameters: Parameters) throws(WriteError) -> Int {
+    guard let text = parameters.get("changes") else { return 10 }
+    guard let changes = Int(text), (1...10_000).contains(changes) else { throw WriteError("changes must be an integer in 1...10000") }
+    return changes
+}
+
 func decodeBody<T: Decodable>(_ request: Request, as type: T.Type) async throws -> T {
-    let buffer = try await request.body.collect(upTo: 1 << 16)
+    let buffer = try await request.body.collect(upTo: maximumBody)
     do {
         return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
     } catch {

@@ -163,11 +163,35 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         for (method, path, body) in [("POST", "/api/orders", "{\"customer\":\"x\"}"), ("POST", "/api/orders", "not json"),
                                      ("POST", "/api/orders", "{\"customer\":\"x\",\"status\":\"open\",\"amount\":-5}"),
                                      ("PATCH", "/api/orders/3", "{\"status\":\"gone\"}"), ("PATCH", "/api/orders/abc", "{}"),
-                                     ("POST", "/api/churn?changes=0", "")] {
+                                     ("POST", "/api/churn?changes=0", ""), ("POST", "/api/churn?changes=abc", ""),
+                                     ("POST", "/api/churn?changes=-3", ""), ("POST", "/api/churn?changes=99999999999999999999", ""),
+                                     ("POST", "/api/churn?changes=", ""), ("POST", "/api/orders", "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]")] {
             let (status, object) = try await service.http(method, path, body)
             #expect(status == 400, "\(method) \(path) \(body)")
             #expect(object["error"] is String)
         }
+        // A body past the limit is refused as too large, whole or in part, with a JSON error.
+        for size in [100_000, 200_000] {
+            let padding = String(repeating: " ", count: size)
+            for (method, path) in [("POST", "/api/orders"), ("PATCH", "/api/orders/3")] {
+                let (status, object) = try await service.http(method, path, "{\"customer\":\"x\",\"status\":\"open\",\"amount\":5}" + padding)
+                #expect(status == 413, "\(method) \(path) \(size)")
+                #expect(object["error"] as? String == "the body is larger than 65536 bytes")
+            }
+        }
+        // A query string or header crafted to be huge is answered or cut off by the HTTP parser
+        // (at 80 KB of headers, which it stops reading), never served as an error of the
+        // server; the server goes on serving.
+        let hugeQuery = URLRequest(url: URL(string: "http://127.0.0.1:\(service.port)/api/status?" + String(repeating: "a=1&", count: 50_000))!)
+        var hugeHeader = URLRequest(url: URL(string: "http://127.0.0.1:\(service.port)/api/status")!)
+        hugeHeader.setValue(String(repeating: "x", count: 200_000), forHTTPHeaderField: "X-Padding")
+        for var request in [hugeQuery, hugeHeader] {
+            request.timeoutInterval = 3
+            if let (_, response) = try? await URLSession.shared.data(for: request) {
+                #expect((response as? HTTPURLResponse)?.statusCode != 500)
+            }
+        }
+        #expect(try await service.http("GET", "/api/status").0 == 200)
         let (missing, _) = try await service.http("DELETE", "/api/orders/999999")
         #expect(missing == 404)
         #expect(service.store.lastCommit.version == before)
