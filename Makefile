@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: postgres postgres-stop bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign cflite-check
+.PHONY: postgres postgres-stop serve-cluster test-live-query bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -75,6 +75,16 @@ postgres-stop:
 # The live-query service (Examples/LiveQueryService) on http://127.0.0.1:8080/.
 serve:
 	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000
+
+# NODES nodes of the service on one PostgreSQL (started here, stopped on Ctrl-C), ports 8081….
+NODES ?= 3
+serve-cluster:
+	bash Examples/LiveQueryService/scripts/serve-cluster.sh $(NODES)
+
+# The service's tests on SQLite and on PostgreSQL (started for them, then stopped), with the
+# two-node cluster's tests (CI runs it).
+test-live-query:
+	bash Examples/LiveQueryService/scripts/test.sh
 
 # The service's page in headless Chromium against 1,000 random writes (CI runs it).
 browser-test:

@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// A live query over SQLite, pushed to browsers: each WebSocket client names a query over an
-// orders table and receives its rows once, then only the changes of each commit.
+// A live query over SQLite (one process) or PostgreSQL (many nodes), pushed to browsers: each
+// WebSocket client names a query over an orders table and receives its rows once, then only
+// the changes of each commit.
 let package = Package(
     name: "LiveQueryService",
     platforms: [.macOS(.v14)],
@@ -12,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The store, the shared live queries and the HTTP/WebSocket server, as a library so
@@ -23,6 +25,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"), // to send one shared frame buffer to many sockets
             ],
             resources: [.copy("Public")]

@@ -149,7 +149,7 @@ struct ResultWindow {
 /// a refresh runs are folded into the next one.
 public actor SharedQuery {
     public let spec: QuerySpec
-    private let store: OrdersStore
+    private let store: any OrderStore
     /// The query's publications and subscribers.
     public nonisolated let feed = QueryFeed(adapter: IdentifiableAdapter())
     private var refreshing = false
@@ -165,7 +165,7 @@ public actor SharedQuery {
     /// How many times the rows were read and diffed (one per refresh, whatever the clients).
     public private(set) var refreshCount = 0
 
-    init(spec: QuerySpec, store: OrdersStore) {
+    init(spec: QuerySpec, store: any OrderStore) {
         self.spec = spec
         self.store = store
     }
@@ -203,7 +203,7 @@ public actor SharedQuery {
         window.withLock { $0.readPending = true } // commits from here on are read by this refresh or the next
         let commit = store.lastCommit
         let spec = self.spec
-        let rows = try await store.pool.read { db in try spec.fetch(db) }
+        let rows = try await store.fetch(spec)
         refreshCount += 1
         window.withLock { $0 = ResultWindow(readPending: false, ids: Set(rows.lazy.map(\.id)), last: rows.last, count: rows.count) }
         // A commit that leaves this query's rows as they were publishes nothing.
@@ -240,11 +240,11 @@ public func renderEvent(_ changes: Changeset, rows: [Order], isInitial: Bool, ve
 /// The live queries being served: one `SharedQuery` per distinct query, made for its first
 /// client and dropped with its last.
 public actor QueryHub {
-    private let store: OrdersStore
+    private let store: any OrderStore
     private var queries: [QuerySpec: SharedQuery] = [:]
     private var clients: [QuerySpec: Set<UUID>] = [:]
 
-    public init(store: OrdersStore) {
+    public init(store: any OrderStore) {
         self.store = store
     }
 

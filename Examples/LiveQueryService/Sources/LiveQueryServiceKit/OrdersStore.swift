@@ -83,7 +83,7 @@ final class OrderChangeCollector: TransactionObserver, @unchecked Sendable {
 
 /// The SQLite database (WAL mode, through GRDB): the orders table, the writes the HTTP API
 /// offers, and a commit counter that a GRDB transaction observer advances after each commit.
-public final class OrdersStore: Sendable {
+public final class OrdersStore: OrderStore {
     public let pool: DatabasePool
     private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
     private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
@@ -195,7 +195,7 @@ public final class OrdersStore: Sendable {
     /// One commit of random churn: `changes` rows updated (status, amount), inserted or
     /// deleted, as a busy shop would.
     public func churn(changes: Int) throws {
-        guard (1...10_000).contains(changes) else { throw WriteError("changes must be 1...10000") }
+        try validateChurn(changes)
         var generator = SystemRandomNumberGenerator()
         try pool.write { db in
             let now = OrdersStore.milliseconds()
@@ -220,9 +220,15 @@ public final class OrdersStore: Sendable {
     }
 
     private func validate(customer: String, status: String, amount: Int64) throws {
-        guard !customer.isEmpty, customer.utf8.count <= 200 else { throw WriteError("customer must be 1-200 bytes") }
-        guard Order.statuses.contains(status) else { throw WriteError("status must be one of \(Order.statuses.joined(separator: ", "))") }
-        guard (0...1_000_000_000).contains(amount) else { throw WriteError("amount must be 0...1000000000 cents") }
+        try validateOrder(customer: customer, status: status, amount: amount)
+    }
+
+    public func fetch(_ spec: QuerySpec) async throws -> [Order] {
+        try await pool.read { db in try spec.fetch(db) }
+    }
+
+    public func fetchAll() async throws -> [Order] {
+        try await pool.read { db in try Order.order(Column("id")).fetchAll(db) }
     }
 }
 

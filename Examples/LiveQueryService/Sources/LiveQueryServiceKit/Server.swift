@@ -17,12 +17,12 @@ import NIOWebSocket
 /// - `GET /api/status` — the last commit and the number of observed queries;
 /// - with test hooks: `POST`/`GET /api/report` — what a page last said it shows.
 public struct LiveQueryServer: Sendable {
-    public let store: OrdersStore
+    public let store: any OrderStore
     public let hub: QueryHub
     public let testHooks: Bool
     private let report = Mutex<[UInt8]>(Array("null".utf8))
 
-    public init(store: OrdersStore, testHooks: Bool = false) {
+    public init(store: any OrderStore, testHooks: Bool = false) {
         self.store = store
         hub = QueryHub(store: store)
         self.testHooks = testHooks
@@ -47,7 +47,7 @@ public struct LiveQueryServer: Sendable {
             struct NewOrder: Decodable { var customer: String; var status: String; var amount: Int64; var id: Int64? }
             return await respond {
                 let body = try await decodeBody(request, as: NewOrder.self)
-                return try encode(store.insert(customer: body.customer, status: body.status, amount: body.amount, id: body.id))
+                return try encode(await store.insert(customer: body.customer, status: body.status, amount: body.amount, id: body.id))
             }
         }
         router.patch("/api/orders/:id") { request, context in
@@ -55,18 +55,18 @@ public struct LiveQueryServer: Sendable {
             return await respond {
                 let id = try orderID(context)
                 let body = try await decodeBody(request, as: Change.self)
-                return try encode(store.update(id: id, customer: body.customer, status: body.status, amount: body.amount))
+                return try encode(await store.update(id: id, customer: body.customer, status: body.status, amount: body.amount))
             }
         }
         router.delete("/api/orders/:id") { _, context in
             await respond {
-                try store.delete(id: try orderID(context))
+                try await store.delete(id: try orderID(context))
                 return Array("{\"deleted\":true}".utf8)
             }
         }
         router.post("/api/churn") { request, _ in
             await respond {
-                try store.churn(changes: try churnChanges(request.uri.queryParameters))
+                try await store.churn(changes: try churnChanges(request.uri.queryParameters))
                 return Array("{\"version\":\(store.lastCommit.version)}".utf8)
             }
         }

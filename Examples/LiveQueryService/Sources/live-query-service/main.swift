@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import LiveQueryServiceKit
 
-// live-query-service [--host 127.0.0.1] [--port 8080] [--database orders.sqlite] [--seed 10000] [--test-hooks]
+// live-query-service [--host 127.0.0.1] [--port 8080] [--database orders.sqlite | postgres://…] [--seed 10000] [--test-hooks]
 var host = "127.0.0.1", port = 8080, database = "orders.sqlite", seed = 10_000, testHooks = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -13,13 +13,17 @@ while let argument = arguments.next() {
     case "--seed": seed = arguments.next().flatMap { Int($0) } ?? seed
     case "--test-hooks": testHooks = true
     default:
-        FileHandle.standardError.write(Data("live-query-service: unknown argument \(argument)\nusage: live-query-service [--host H] [--port P] [--database FILE] [--seed ROWS] [--test-hooks]\n".utf8))
+        FileHandle.standardError.write(Data("live-query-service: unknown argument \(argument)\nusage: live-query-service [--host H] [--port P] [--database FILE|postgres://USER@HOST:PORT/DB] [--seed ROWS] [--test-hooks]\n".utf8))
         exit(2)
     }
 }
-let store: OrdersStore
+let store: any OrderStore
 do {
-    store = try OrdersStore(path: database, seedRows: seed)
+    if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+        store = try await PostgresOrdersStore(url: database, seedRows: seed)
+    } else {
+        store = try OrdersStore(path: database, seedRows: seed)
+    }
 } catch {
     FileHandle.standardError.write(Data("live-query-service: \(database): \(error)\n".utf8))
     exit(2)
@@ -27,7 +31,6 @@ do {
 let server = LiveQueryServer(store: store, testHooks: testHooks)
 let (boundHost, databasePath) = (host, database)
 let app = server.application(host: host, port: port) { bound in
-    let count = (try? await store.pool.read { try Order.fetchCount($0) }) ?? 0
-    FileHandle.standardOutput.write(Data("live-query-service: http://\(boundHost):\(bound)/ (database \(databasePath), \(count) orders)\n".utf8))
+    FileHandle.standardOutput.write(Data("live-query-service: http://\(boundHost):\(bound)/ (database \(databasePath))\n".utf8))
 }
 try await app.runService()

@@ -8,21 +8,64 @@ import Hummingbird
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import PostgresNIO
 @testable import LiveQueryServiceKit
 import Testing
 
-/// A service on a fresh database in a temporary folder, on a free loopback port.
+/// The two stores every service test runs on.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// The PostgreSQL server the tests use: `LIVE_QUERY_POSTGRES` (a URL), which
+/// `make test-live-query` sets after starting a server (`scripts/postgres.sh`) and stops after.
+func postgresServerURL() throws -> String {
+    guard let url = ProcessInfo.processInfo.environment["LIVE_QUERY_POSTGRES"], !url.isEmpty else {
+        throw WriteError("LIVE_QUERY_POSTGRES is not set: run these tests with `make test-live-query`, which starts PostgreSQL")
+    }
+    return url
+}
+
+/// A new, empty database on the tests' PostgreSQL server; its URL.
+func freshPostgresDatabase() async throws -> String {
+    let server = try postgresServerURL()
+    let name = "orders_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))"
+    let client = PostgresClient(configuration: try PostgresOrdersStore.configuration(server), backgroundLogger: Logger(label: "tests"))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        group.cancelAll()
+    }
+    var components = URLComponents(string: server)!
+    components.path = "/" + name
+    return components.string!
+}
+
+/// A service on a fresh database (SQLite in a temporary folder, or a new PostgreSQL
+/// database), on a free loopback port. `location` reopens a database a service used before.
 final class RunningService: @unchecked Sendable {
-    let folder: String
-    let store: OrdersStore
+    let kind: StoreKind
+    let location: String
+    let store: any OrderStore
     let server: LiveQueryServer
     private(set) var port = 0
     private var task: Task<Void, any Error>?
 
-    init(seed: Int = 500, folder: String? = nil) async throws {
-        self.folder = folder ?? NSTemporaryDirectory() + "live-query-tests-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
-        store = try OrdersStore(path: self.folder + "/orders.sqlite", seedRows: seed)
+    init(_ kind: StoreKind, seed: Int = 500, location: String? = nil) async throws {
+        self.kind = kind
+        switch kind {
+        case .sqlite:
+            let folder = location ?? NSTemporaryDirectory() + "live-query-tests-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            self.location = folder
+            store = try OrdersStore(path: folder + "/orders.sqlite", seedRows: seed)
+        case .postgres:
+            let url: String
+            if let location { url = location } else { url = try await freshPostgresDatabase() }
+            self.location = url
+            store = try await PostgresOrdersStore(url: url, seedRows: seed)
+        }
         server = LiveQueryServer(store: store)
         try await start()
     }
@@ -40,6 +83,7 @@ final class RunningService: @unchecked Sendable {
     func stop() async {
         task?.cancel()
         _ = await task?.result
+        if let postgres = store as? PostgresOrdersStore { await postgres.close() }
     }
 
     func http(_ method: String, _ path: String, _ body: String? = nil) async throws -> (Int, [String: Any]) {
@@ -52,7 +96,7 @@ final class RunningService: @unchecked Sendable {
     }
 
     func expected(_ spec: QuerySpec) async throws -> [Order] {
-        try await store.pool.read { try spec.fetch($0) }
+        try await store.fetch(spec)
     }
 }
 
@@ -105,8 +149,9 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
     let openByRecency = QuerySpec(status: "open", orderBy: "updated_at", descending: true, limit: 50)
     let openQuery = "status=open&orderBy=updated_at&descending=true&limit=50"
 
-    @Test func randomWritesConvergeAndClientsShareOneObservation() async throws {
-        let service = try await RunningService()
+    @Test(arguments: StoreKind.allCases)
+    func randomWritesConvergeAndClientsShareOneObservation(_ kind: StoreKind) async throws {
+        let service = try await RunningService(kind)
         let clients = (0..<3).map { _ in MirrorClient(port: service.port, query: openQuery) }
         let other = MirrorClient(port: service.port, query: "orderBy=amount&descending=false&limit=20")
         #expect(await eventually { clients.allSatisfy { $0.received.count >= 1 } && other.received.count >= 1 })
@@ -117,11 +162,11 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         for step in 0..<200 {
             if step == 100 { await leaver.disconnect() } // mid-stream: the others carry on
             switch step % 4 {
-            case 0: _ = try service.store.insert(customer: "t\(step)", status: "open", amount: Int64.random(in: 1...9_999, using: &generator), id: nil)
-            case 1: try service.store.churn(changes: 3)
+            case 0: _ = try await service.store.insert(customer: "t\(step)", status: "open", amount: Int64.random(in: 1...9_999, using: &generator), id: nil)
+            case 1: try await service.store.churn(changes: 3)
             default:
                 let id = Int64.random(in: 1...500, using: &generator)
-                _ = try? service.store.update(id: id, customer: nil, status: Order.statuses.randomElement(), amount: nil)
+                _ = try? await service.store.update(id: id, customer: nil, status: Order.statuses.randomElement(), amount: nil)
             }
         }
         let expected = try await service.expected(openByRecency)
@@ -134,8 +179,8 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         // Commits that cannot change the query's rows are skipped: amounts of orders that are
         // not open change no row of the open orders by recency.
         let skippedBefore = shared.skippedCommits
-        let paid = try await service.store.pool.read { try Int64.fetchAll($0, sql: "SELECT id FROM orders WHERE status = 'paid' LIMIT 5") }
-        for id in paid { _ = try service.store.update(id: id, customer: nil, status: nil, amount: 7) }
+        let paid = try await service.store.fetchAll().filter { $0.status == "paid" }.prefix(5).map(\.id)
+        for id in paid { _ = try await service.store.update(id: id, customer: nil, status: nil, amount: 7) }
         #expect(await eventually { shared.skippedCommits >= skippedBefore + paid.count })
         #expect(await eventually { clients.allSatisfy { $0.rows == expected } })
         // The last client to leave ends the observation.
@@ -144,8 +189,9 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         await service.stop()
     }
 
-    @Test func badQueriesAndWritesGetJSONErrorsAndChangeNothing() async throws {
-        let service = try await RunningService(seed: 20)
+    @Test(arguments: StoreKind.allCases)
+    func badQueriesAndWritesGetJSONErrorsAndChangeNothing(_ kind: StoreKind) async throws {
+        let service = try await RunningService(kind, seed: 20)
         // A bad query is upgraded, gets one error message and a normal close, and the server
         // ends the connection itself.
         let bad = await readUntilServerCloses(port: service.port, target: "/live?status=lost")
@@ -159,7 +205,7 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
             #expect(client.closeCode == 1000 && client.closedByServer, "\(query)")
         }
         let before = service.store.lastCommit.version
-        let rowsBefore = try await service.store.pool.read { try Order.fetchAll($0) }
+        let rowsBefore = try await service.store.fetchAll()
         for (method, path, body) in [("POST", "/api/orders", "{\"customer\":\"x\"}"), ("POST", "/api/orders", "not json"),
                                      ("POST", "/api/orders", "{\"customer\":\"x\",\"status\":\"open\",\"amount\":-5}"),
                                      ("PATCH", "/api/orders/3", "{\"status\":\"gone\"}"), ("PATCH", "/api/orders/abc", "{}"),
@@ -195,7 +241,7 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         let (missing, _) = try await service.http("DELETE", "/api/orders/999999")
         #expect(missing == 404)
         #expect(service.store.lastCommit.version == before)
-        #expect(try await service.store.pool.read { try Order.fetchAll($0) } == rowsBefore)
+        #expect(try await service.store.fetchAll() == rowsBefore)
         await service.stop()
     }
 
@@ -239,16 +285,17 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         #expect(feed.next(after: &slow) == nil)
     }
 
-    @Test func aRestartedServerGivesReconnectingClientsAFreshInitialEvent() async throws {
-        let first = try await RunningService(seed: 100)
-        let folder = first.folder
+    @Test(arguments: StoreKind.allCases)
+    func aRestartedServerGivesReconnectingClientsAFreshInitialEvent(_ kind: StoreKind) async throws {
+        let first = try await RunningService(kind, seed: 100)
+        let location = first.location
         let before = MirrorClient(port: first.port, query: openQuery)
         #expect(await eventually { before.rows.count > 0 })
         await first.stop()
         #expect(await eventually { before.isClosed })
         // Changes while the server was down are in the next initial event.
-        let second = try await RunningService(seed: 100, folder: folder)
-        _ = try second.store.insert(customer: "while away", status: "open", amount: 1, id: nil)
+        let second = try await RunningService(kind, seed: 100, location: location)
+        _ = try await second.store.insert(customer: "while away", status: "open", amount: 1, id: nil)
         let after = MirrorClient(port: second.port, query: openQuery)
         #expect(await eventually { after.received.count >= 1 })
         let first_event = try #require(after.received.first)

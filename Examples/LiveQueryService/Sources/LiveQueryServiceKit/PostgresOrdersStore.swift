@@ -1,0 +1,368 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The orders in PostgreSQL, shared by every node of a cluster (`--database postgres://…`).
+///
+/// How a node learns every commit, whichever node made it: statement triggers on `orders`
+/// send `NOTIFY orders_changes` with the ids the statement changed (from its transition
+/// tables) and the database's clock. PostgreSQL delivers notifications only when their
+/// transaction commits, in commit order, to every session listening; a node listens on one
+/// connection of its own. Logical decoding would give the same in commit order too, but it
+/// needs a replication slot per node that the database keeps WAL for while a node is down;
+/// notifications cost nothing while nobody listens. What a notification cannot give is
+/// delivery to a node that was disconnected: so on every (re)connection of its listener the
+/// store reports `CommitChanges.unknown`, and every live query of the node reads its rows
+/// again. A client is then told nothing wrong, only late by the reconnection.
+///
+/// A statement that changed more rows than fit a notification (about 7,000 bytes of ids)
+/// notifies without ids (`*`): every query reads its rows again.
+public final class PostgresOrdersStore: OrderStore {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let listener = Mutex<Task<Void, Never>?>(nil)
+    private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
+    private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
+    private let logger = Logger(label: "live-query-service.postgres")
+    /// Called each time the listener (re)connects, after LISTEN took effect.
+    let listening = Mutex<[@Sendable () -> Void]>([])
+    /// How many times the listener has connected and listened (1 until a reconnection).
+    public var listenCount: Int { listens.withLock { $0 } }
+    private let listens = Mutex(0)
+
+    /// The channel the triggers notify.
+    static let channel = "orders_changes"
+
+    /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), creates the
+    /// table, its indexes and triggers when missing, seeds `seedRows` orders into an empty
+    /// table, and starts listening for commits; returns once it listens.
+    public init(url: String, seedRows: Int) async throws {
+        client = PostgresClient(configuration: try Self.configuration(url), backgroundLogger: Logger(label: "live-query-service.postgres.pool"))
+        let client = self.client
+        runner = Task { await client.run() }
+        do {
+            try await createSchema()
+            try await seed(seedRows)
+        } catch {
+            runner.cancel()
+            throw error
+        }
+        let (first, firstListen) = AsyncStream<Void>.makeStream()
+        listening.withLock { $0.append { firstListen.finish() } }
+        startListening()
+        for await _ in first {}
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
+        runner.cancel()
+    }
+
+    /// Stops listening and closes the connections.
+    public func close() async {
+        let task = listener.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+        runner.cancel()
+        await runner.value
+    }
+
+    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host, !host.isEmpty else {
+            throw WriteError("the database URL must be postgres://user[:password]@host[:port]/database")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: database.isEmpty ? nil : database, tls: .disable)
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    private func createSchema() async throws {
+        // One transaction, under a lock, so that nodes starting together create it once.
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(4242)"), logger: logger)
+            for statement in Self.schema { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+    }
+
+    static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS orders (
+            id BIGINT PRIMARY KEY,
+            customer TEXT NOT NULL,
+            status TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL)
+        """,
+        // The orders a live query may ask for, with and without a status.
+        "CREATE INDEX IF NOT EXISTS orders_status_updated ON orders (status, updated_at, id)",
+        "CREATE INDEX IF NOT EXISTS orders_status_amount ON orders (status, amount, id)",
+        "CREATE INDEX IF NOT EXISTS orders_updated ON orders (updated_at, id)",
+        "CREATE INDEX IF NOT EXISTS orders_amount ON orders (amount, id)",
+        "CREATE INDEX IF NOT EXISTS orders_customer ON orders (customer, updated_at, id)",
+        // The payload: the database's clock in milliseconds, then the ids (or `*`).
+        """
+        CREATE OR REPLACE FUNCTION orders_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            ids TEXT;
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                SELECT string_agg(id::TEXT, ',') INTO ids FROM new_rows;
+            ELSIF TG_OP = 'DELETE' THEN
+                SELECT string_agg(id::TEXT, ',') INTO ids FROM old_rows;
+            ELSE
+                SELECT string_agg(id::TEXT, ',') INTO ids FROM (SELECT id FROM old_rows UNION SELECT id FROM new_rows) changed;
+            END IF;
+            IF ids IS NULL THEN
+                RETURN NULL;
+            END IF;
+            IF length(ids) > 7000 THEN
+                ids := '*';
+            END IF;
+            PERFORM pg_notify('orders_changes', (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT::TEXT || ':' || ids);
+            RETURN NULL;
+        END
+        $$
+        """,
+        "DROP TRIGGER IF EXISTS orders_inserted ON orders",
+        "DROP TRIGGER IF EXISTS orders_updated ON orders",
+        "DROP TRIGGER IF EXISTS orders_deleted ON orders",
+        "CREATE TRIGGER orders_inserted AFTER INSERT ON orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION orders_notify()",
+        "CREATE TRIGGER orders_updated AFTER UPDATE ON orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION orders_notify()",
+        "CREATE TRIGGER orders_deleted AFTER DELETE ON orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION orders_notify()",
+    ]
+
+    private func seed(_ rows: Int) async throws {
+        guard rows > 0 else { return }
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(4243)"), logger: logger)
+            let count = try await integers(connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM orders"), logger: logger)).first ?? 0
+            guard count == 0 else { return }
+            let now = OrdersStore.milliseconds()
+            try await self.run(connection, """
+                INSERT INTO orders (id, customer, status, amount, updated_at)
+                SELECT g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
+                       (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                       100 + floor(random() * 99901)::BIGINT, \(now - Int64(rows)) + g
+                FROM generate_series(1, \(rows)) AS g
+                """)
+        }
+    }
+
+    /// Runs a statement in a transaction's connection, its rows discarded.
+    private func run(_ connection: PostgresConnection, _ query: PostgresQuery) async throws {
+        try await connection.query(query, logger: logger)
+    }
+
+    // MARK: Commits
+
+    public var lastCommit: CommitStamp { stamp.withLock { $0 } }
+
+    public func onCommit(_ listener: @escaping @Sendable (CommitStamp, CommitChanges) -> Void) {
+        listeners.withLock { $0.append(listener) }
+    }
+
+    /// The listener: one connection that LISTENs, in a loop that reconnects after a failure
+    /// (the database restarted, the connection dropped) and then reports unknown changes.
+    private func startListening() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                do {
+                    try await self.client.withConnection { connection in
+                        try await connection.listen(on: Self.channel) { notifications in
+                            // LISTEN took effect: commits from here on are delivered; the ones
+                            // before it (while disconnected, or before the first listen) are
+                            // covered by reading every query again.
+                            self.listens.withLock { $0 += 1 }
+                            self.committed(CommitChanges.unknown, at: OrdersStore.milliseconds())
+                            for callback in self.listening.withLock({ $0 }) { callback() }
+                            // The notifications do not end when the connection dies (seen when the
+                            // server restarts): a query every second on the same connection does
+                            // fail, and ends both.
+                            try await withThrowingTaskGroup(of: Void.self) { group in
+                                group.addTask {
+                                    for try await notification in notifications { await self.received(notification.payload) }
+                                    throw WriteError("the notifications ended")
+                                }
+                                group.addTask {
+                                    while true {
+                                        try await Task.sleep(for: .seconds(1))
+                                        try await connection.query("SELECT 1", logger: self.logger)
+                                    }
+                                }
+                                try await group.next()
+                                group.cancelAll()
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { return }
+                    self.logger.warning("listener lost its connection, reconnecting: \(error)")
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        listener.withLock { $0 = task }
+    }
+
+    /// One notification: `MILLISECONDS:ID,ID,…` or `MILLISECONDS:*`. The rows of the ids are
+    /// read (one query) so that live queries can skip commits that cannot change their rows.
+    private func received(_ payload: String) async {
+        guard let colon = payload.firstIndex(of: ":"), let at = Int64(payload[..<colon]) else { return }
+        let list = payload[payload.index(after: colon)...]
+        guard list != "*" else {
+            committed(.unknown, at: at)
+            return
+        }
+        let ids = list.split(separator: ",").compactMap { Int64($0) }
+        let rows = try? await orders(client.query("SELECT id, customer, status, amount, updated_at FROM orders WHERE id = ANY(\(ids))", logger: logger))
+        committed(CommitChanges(ids: Set(ids), rows: rows), at: at)
+    }
+
+    /// Counts the commit and tells the listeners (in the order notifications arrive: commit order).
+    private func committed(_ changes: CommitChanges, at milliseconds: Int64) {
+        let next = stamp.withLock { current in
+            current = CommitStamp(version: current.version + 1, committedAtMilliseconds: milliseconds)
+            return current
+        }
+        for listener in listeners.withLock({ $0 }) { listener(next, changes) }
+    }
+
+    // MARK: Writes (each one transaction, one commit)
+
+    public func insert(customer: String, status: String, amount: Int64, id: Int64?) async throws -> Order {
+        try validateOrder(customer: customer, status: status, amount: amount)
+        let now = OrdersStore.milliseconds()
+        // A free id is taken by trying: nodes inserting at once may pick the same one.
+        for _ in 0..<8 {
+            let rows = try await integers(client.query("""
+                INSERT INTO orders (id, customer, status, amount, updated_at)
+                VALUES (COALESCE(\(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM orders)), \(customer), \(status), \(amount), \(now))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id
+                """, logger: logger))
+            if let newID = rows.first { return Order(id: newID, customer: customer, status: status, amount: amount, updated_at: now) }
+            if let id { throw WriteError("order \(id) exists") }
+        }
+        throw WriteError("no free order id; try again")
+    }
+
+    public func update(id: Int64, customer: String?, status: String?, amount: Int64?) async throws -> Order {
+        try validateOrder(customer: customer, status: status, amount: amount)
+        let now = OrdersStore.milliseconds()
+        let rows = try await orders(client.query("""
+            UPDATE orders SET customer = COALESCE(\(customer), customer), status = COALESCE(\(status), status),
+                              amount = COALESCE(\(amount), amount), updated_at = \(now)
+            WHERE id = \(id)
+            RETURNING id, customer, status, amount, updated_at
+            """, logger: logger))
+        guard let row = rows.first else { throw WriteError("no order \(id)") }
+        return row
+    }
+
+    public func delete(id: Int64) async throws {
+        let rows = try await integers(client.query("DELETE FROM orders WHERE id = \(id) RETURNING id", logger: logger))
+        guard !rows.isEmpty else { throw WriteError("no order \(id)") }
+    }
+
+    /// `changes` rows in one commit: about a tenth inserted, a tenth deleted, the rest updated,
+    /// each at a random id (one that no longer exists changes nothing; a row both deleted and
+    /// updated is one or the other).
+    public func churn(changes: Int) async throws {
+        try validateChurn(changes)
+        var generator = SystemRandomNumberGenerator()
+        var inserts = 0, deletes = 0, updates = 0
+        for _ in 0..<changes {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: inserts += 1
+            case 1: deletes += 1
+            default: updates += 1
+            }
+        }
+        let now = OrdersStore.milliseconds()
+        // One statement (data-modifying CTEs share one snapshot and commit together): one
+        // commit, without a transaction held open across round trips.
+        try await client.query("""
+            WITH top AS (SELECT COALESCE(MAX(id), 0) AS id FROM orders),
+            inserted AS (
+                INSERT INTO orders (id, customer, status, amount, updated_at)
+                SELECT top.id + g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
+                       (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                       100 + floor(random() * 99901)::BIGINT, \(now)
+                FROM top, generate_series(1, \(inserts)) AS g
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id),
+            deleted AS (
+                DELETE FROM orders WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(deletes)))
+                RETURNING id),
+            updated AS (
+                UPDATE orders SET status = (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                                  amount = 100 + floor(random() * 99901)::BIGINT, updated_at = \(now)
+                WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(updates)))
+                RETURNING id)
+            SELECT (SELECT count(*) FROM inserted) + (SELECT count(*) FROM deleted) + (SELECT count(*) FROM updated)
+            """, logger: logger)
+    }
+
+    // MARK: Reads
+
+    public func fetch(_ spec: QuerySpec) async throws -> [Order] {
+        try await orders(client.query(spec.postgresQuery, logger: logger))
+    }
+
+    public func fetchAll() async throws -> [Order] {
+        try await orders(client.query("SELECT id, customer, status, amount, updated_at FROM orders ORDER BY id", logger: logger))
+    }
+}
+
+/// The orders a query returned (columns id, customer, status, amount, updated_at).
+private func orders(_ rows: PostgresRowSequence) async throws -> [Order] {
+    var orders: [Order] = []
+    for try await (id, customer, status, amount, updated) in rows.decode((Int64, String, String, Int64, Int64).self) {
+        orders.append(Order(id: id, customer: customer, status: status, amount: amount, updated_at: updated))
+    }
+    return orders
+}
+
+/// The integers of a query's one column.
+private func integers(_ rows: PostgresRowSequence) async throws -> [Int64] {
+    var values: [Int64] = []
+    for try await value in rows.decode(Int64.self) { values.append(value) }
+    return values
+}
+
+extension QuerySpec {
+    /// The query in PostgreSQL, every value a bound parameter (the order column and direction
+    /// come from a fixed list), ties broken by id as in SQLite.
+    var postgresQuery: PostgresQuery {
+        var bindings = PostgresBindings()
+        var clauses: [String] = []
+        if let status {
+            bindings.append(status)
+            clauses.append("status = $\(bindings.count)")
+        }
+        if let customer {
+            bindings.append(customer)
+            clauses.append("customer = $\(bindings.count)")
+        }
+        if let minAmount {
+            bindings.append(minAmount)
+            clauses.append("amount >= $\(bindings.count)")
+        }
+        bindings.append(Int64(limit))
+        let direction = descending ? "DESC" : "ASC"
+        let column = QuerySpec.orderColumns.contains(orderBy) ? orderBy : "updated_at"
+        let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+        return PostgresQuery(unsafeSQL: """
+            SELECT id, customer, status, amount, updated_at FROM orders\(filter)
+            ORDER BY \(column) \(direction), id \(direction) LIMIT $\(bindings.count)
+            """, binds: bindings)
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# NODES nodes of the live-query service (first argument, default 3) on one PostgreSQL:
+# starts the database (scripts/postgres.sh), seeds it through the first node, starts the
+# nodes on ports 8081, 8082, … (loopback), and stops them and the database on Ctrl-C.
+# Any node serves any client: put a load balancer in front (see the README).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+NODES=${1:-3}
+SEED=${SEED:-10000}
+swift build -c release --package-path Examples/LiveQueryService --product live-query-service
+binary=$(swift build -c release --package-path Examples/LiveQueryService --show-bin-path)/live-query-service
+url=$(bash scripts/postgres.sh start)
+pids=()
+stop() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    bash scripts/postgres.sh stop
+}
+trap stop EXIT
+trap 'exit 0' INT TERM
+for node in $(seq 1 "$NODES"); do
+    "$binary" --port $((8080 + node)) --database "$url" --seed "$SEED" &
+    pids+=($!)
+done
+echo "serve-cluster: $NODES nodes on http://127.0.0.1:8081/ … http://127.0.0.1:$((8080 + NODES))/ over $url; Ctrl-C stops them"
+wait
