@@ -113,9 +113,13 @@ import Testing
         collection.nextPage()
         waitUntil("the third page") { log.count == 3 }
         #expect(log.rows == rows(0..<25) && !collection.hasNext && collection.hasPrevious)
+        collection.previousPage()
+        waitUntil("back to two pages") { log.count == 4 }
+        #expect(log.lastChangeset == Changeset(oldCount: 25, newCount: 20, deletions: Array(20..<25)))
+        #expect(collection.count == 20 && collection.hasNext && collection.hasPrevious)
         collection.resetPage()
-        waitUntil("back to one page") { log.count == 4 }
-        #expect(log.lastChangeset?.deletions == Array(10..<25))
+        waitUntil("back to one page") { log.count == 5 }
+        #expect(log.lastChangeset?.deletions == Array(10..<20))
         #expect(log.problems.isEmpty && collection[9] == TestRow(id: 9, content: 0))
         withExtendedLifetime(token) {}
     }

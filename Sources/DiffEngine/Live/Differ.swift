@@ -76,7 +76,7 @@ public final class Differ<Adapter: IdentifyingAdapter> {
     public let moves: MoveMode
     /// Whether the differ keeps only identity keys and content hashes (and, with
     /// `keepsIdentities`, the identities), never the rows.
-    public let keepsOnlyHashes: Bool
+    @usableFromInline let keepsOnlyHashes: Bool
     /// Whether the identities of the previous rows are kept (to verify matches and name
     /// deleted rows). Always true when the previous snapshot is kept: identities come from it.
     public let keepsIdentities: Bool
