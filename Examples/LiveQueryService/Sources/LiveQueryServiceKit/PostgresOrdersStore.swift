@@ -41,8 +41,7 @@ public final class PostgresOrdersStore: OrderStore {
         let client = self.client
         runner = Task { await client.run() }
         do {
-            try await createSchema()
-            try await seed(seedRows)
+            try await prepare(seed: seedRows)
         } catch {
             runner.cancel()
             throw error
@@ -83,11 +82,31 @@ public final class PostgresOrdersStore: OrderStore {
         return configuration
     }
 
-    private func createSchema() async throws {
-        // One transaction, under a lock, so that nodes starting together create it once.
+    /// Creates the schema when it is missing, and seeds an empty table: one transaction under
+    /// one lock, so that nodes starting together do it once. (Two locks, one for each step,
+    /// deadlocked: one node's DDL waited for another's seeding INSERT, which waited for the
+    /// first node's index.) A node that finds the triggers takes the schema as made and
+    /// changes nothing, so it never locks the table while other nodes write.
+    private func prepare(seed rows: Int) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(4242)"), logger: logger)
-            for statement in Self.schema { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            let made = try await integers(connection.query(PostgresQuery(unsafeSQL: """
+                SELECT count(*) FROM pg_trigger WHERE tgname = 'orders_deleted' AND tgrelid = to_regclass('orders')
+                """), logger: logger)).first ?? 0
+            if made == 0 {
+                for statement in Self.schema { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            }
+            guard rows > 0 else { return }
+            let count = try await integers(connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM orders"), logger: logger)).first ?? 0
+            guard count == 0 else { return }
+            let now = OrdersStore.milliseconds()
+            try await self.run(connection, """
+                INSERT INTO orders (id, customer, status, amount, updated_at)
+                SELECT g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
+                       (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                       100 + floor(random() * 99901)::BIGINT, \(now - Int64(rows)) + g
+                FROM generate_series(1, \(rows)) AS g
+                """)
         }
     }
 
@@ -137,23 +156,6 @@ public final class PostgresOrdersStore: OrderStore {
         "CREATE TRIGGER orders_updated AFTER UPDATE ON orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION orders_notify()",
         "CREATE TRIGGER orders_deleted AFTER DELETE ON orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION orders_notify()",
     ]
-
-    private func seed(_ rows: Int) async throws {
-        guard rows > 0 else { return }
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(4243)"), logger: logger)
-            let count = try await integers(connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM orders"), logger: logger)).first ?? 0
-            guard count == 0 else { return }
-            let now = OrdersStore.milliseconds()
-            try await self.run(connection, """
-                INSERT INTO orders (id, customer, status, amount, updated_at)
-                SELECT g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
-                       (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
-                       100 + floor(random() * 99901)::BIGINT, \(now - Int64(rows)) + g
-                FROM generate_series(1, \(rows)) AS g
-                """)
-        }
-    }
 
     /// Runs a statement in a transaction's connection, its rows discarded.
     private func run(_ connection: PostgresConnection, _ query: PostgresQuery) async throws {
