@@ -159,6 +159,8 @@ public actor SharedQuery {
     /// How many commits were skipped because they could not change the rows.
     public nonisolated var skippedCommits: Int { skipped.withLock { $0 } }
     private let skipped = Mutex(0)
+    /// Set when the last client left: a failing read stops being retried.
+    nonisolated let dropped = Mutex(false)
     /// Refreshes start at least this far apart: commits in between fold into one event, so a
     /// busy table costs each query at most one read, diff and event per interval.
     public static let minimumInterval = Duration.milliseconds(10)
@@ -179,15 +181,22 @@ public actor SharedQuery {
         }
         refreshing = true
         defer { refreshing = false }
-        do {
-            repeat {
-                dirty = false
-                let due = lastRefresh + SharedQuery.minimumInterval
-                if ContinuousClock.now < due { try await Task.sleep(until: due) }
-                try await refresh()
-            } while dirty
-        } catch {
-            dirty = false
+        // A read that fails (the database restarting) is tried again until one succeeds or
+        // the query is dropped: the clients must not stay on rows older than a commit.
+        var retryDelay = Duration.milliseconds(100)
+        while !dropped.withLock({ $0 }) {
+            do {
+                repeat {
+                    dirty = false
+                    let due = lastRefresh + SharedQuery.minimumInterval
+                    if ContinuousClock.now < due { try await Task.sleep(until: due) }
+                    try await refresh()
+                } while dirty
+                return
+            } catch {
+                try? await Task.sleep(for: retryDelay)
+                retryDelay = min(retryDelay * 2, .seconds(2))
+            }
         }
     }
 
@@ -282,6 +291,7 @@ public actor QueryHub {
             queries[spec] = nil
             clients[spec] = nil
             observed.withLock { $0[spec] = nil }
+            query.dropped.withLock { $0 = true }
             query.feed.finish()
         }
     }
