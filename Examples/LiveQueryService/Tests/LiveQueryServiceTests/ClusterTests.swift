@@ -79,6 +79,15 @@ final class RotatingClient: @unchecked Sendable {
         }
     }
 
+    /// `count` clients spread over the nodes (client k starts on node k mod the node count) on
+    /// the queries in turn, each past its initial event.
+    func connect(_ count: Int, to nodes: [RunningService]) async -> [RotatingClient] {
+        let ports = nodes.map(\.port)
+        let clients = (0..<count).map { RotatingClient(ports: ports, first: $0, query: queries[$0 % queries.count]) }
+        #expect(await eventually { clients.allSatisfy { $0.events >= 1 } })
+        return clients
+    }
+
     /// Whether every client holds its query's rows as PostgreSQL has them now.
     func converged(_ clients: [RotatingClient], on store: any OrderStore) async throws -> Bool {
         for (index, client) in clients.enumerated() where try await client.rows != store.fetch(specs[index % specs.count]) { return false }
@@ -87,9 +96,7 @@ final class RotatingClient: @unchecked Sendable {
 
     @Test func clientsOnEveryNodeConvergeWithWritesThroughEveryNode() async throws {
         let nodes = try await cluster()
-        let ports = nodes.map(\.port)
-        let clients = (0..<6).map { RotatingClient(ports: ports, first: $0, query: queries[$0 % queries.count]) }
-        #expect(await eventually { clients.allSatisfy { $0.events >= 1 } })
+        let clients = await connect(6, to: nodes)
         var generator = SplitMix64(seed: 35)
         try await write(0..<150, through: nodes, using: &generator)
         #expect(try await eventually { try await converged(clients, on: nodes[0].store) })
@@ -103,9 +110,7 @@ final class RotatingClient: @unchecked Sendable {
     /// other node, get a fresh initial event there, and follow the commits from then on.
     @Test func clientsOfAKilledNodeReconnectToAnotherAndConverge() async throws {
         let nodes = try await cluster()
-        let ports = nodes.map(\.port)
-        let clients = (0..<6).map { RotatingClient(ports: ports, first: $0, query: queries[$0 % queries.count]) }
-        #expect(await eventually { clients.allSatisfy { $0.events >= 1 } })
+        let clients = await connect(6, to: nodes)
         var generator = SplitMix64(seed: 36)
         try await write(0..<50, through: nodes, using: &generator)
         await nodes[0].stop()
@@ -125,9 +130,7 @@ final class RotatingClient: @unchecked Sendable {
         defer { try? ownPostgres("stop") }
         let first = try await RunningService(.postgres, seed: 400, location: url)
         let nodes = [first, try await RunningService(.postgres, seed: 400, location: url)]
-        let ports = nodes.map(\.port)
-        let clients = (0..<4).map { RotatingClient(ports: ports, first: $0, query: queries[$0 % queries.count]) }
-        #expect(await eventually { clients.allSatisfy { $0.events >= 1 } })
+        let clients = await connect(4, to: nodes)
         var generator = SplitMix64(seed: 37)
         try await write(0..<40, through: nodes, using: &generator)
         let listensBefore = nodes.map { ($0.store as! PostgresOrdersStore).listenCount }
