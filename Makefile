@@ -74,7 +74,7 @@ postgres-stop:
 
 # The live-query service (Examples/LiveQueryService) on http://127.0.0.1:8080/.
 serve:
-	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000
+	swift run -c release --package-path Examples/LiveQueryService live-query-service --seed 10000 --insecure-no-auth
 
 # NODES nodes of the service on one PostgreSQL (started here, stopped on Ctrl-C), ports 8081….
 NODES ?= 3

@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // The store, the shared live queries and the HTTP/WebSocket server, as a library so
@@ -26,6 +27,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"), // the access tokens (HS256)
                 .product(name: "NIOWebSocket", package: "swift-nio"), // to send one shared frame buffer to many sockets
             ],
             resources: [.copy("Public")]
@@ -45,6 +47,7 @@ let package = Package(
             dependencies: [
                 "LiveQueryServiceKit",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"), // to forge the tokens the service must refuse
             ]
         ),
     ]

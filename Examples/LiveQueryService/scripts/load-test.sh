@@ -3,7 +3,9 @@
 # then CLIENTS WebSocket clients on QUERIES live queries while COMMITS commits a second of
 # CHANGES rows each run for SECONDS seconds (defaults: 1,000 / 10 / 200 / 5 / 30 — 1% of the
 # table changes every second). Prints latency, event sizes, server CPU and memory, and
-# checks that every client converged to SQLite's rows.
+# checks that every client converged to SQLite's rows. With AUTH=1 the service checks tokens
+# (a fresh secret) and every client and the writer send an admin token; without, it runs
+# --insecure-no-auth: the two runs measure what checking tokens costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build/load-test}
@@ -11,7 +13,13 @@ swift build -c release --product live-query-service
 swift build -c release --product live-query-load
 rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 8192 || true
-.build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed "${ROWS:-100000}" >"$OUT/server.log" 2>&1 &
+AUTHENTICATION=(--insecure-no-auth) TOKEN=()
+if [ "${AUTH:-0}" = 1 ]; then
+    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$OUT/token-secret"
+    AUTHENTICATION=(--token-secret-file "$OUT/token-secret")
+    TOKEN=(--token "$(.build/release/live-query-service token --admin --expires-in 3600 --token-secret-file "$OUT/token-secret")")
+fi
+.build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed "${ROWS:-100000}" "${AUTHENTICATION[@]}" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 300); do grep -q "live-query-service: http" "$OUT/server.log" && break; sleep 0.1; done
@@ -19,4 +27,4 @@ PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$OUT/server.log" | head
 [ -n "$PORT" ] || { cat "$OUT/server.log"; exit 1; }
 .build/release/live-query-load --port "$PORT" --database "$OUT/orders.sqlite" --server-pid "$SERVER" \
     --clients "${CLIENTS:-1000}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" \
-    --changes "${CHANGES:-5}" --seconds "${SECONDS_RUN:-30}"
+    --changes "${CHANGES:-5}" --seconds "${SECONDS_RUN:-30}" "${TOKEN[@]}"

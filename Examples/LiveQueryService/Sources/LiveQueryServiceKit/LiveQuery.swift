@@ -164,6 +164,10 @@ public actor SharedQuery {
     /// Refreshes start at least this far apart: commits in between fold into one event, so a
     /// busy table costs each query at most one read, diff and event per interval.
     public static let minimumInterval = Duration.milliseconds(10)
+    /// A read that has not answered by then is given up and tried again: one sent on a
+    /// connection the database dropped (restarting) may never answer, and the query must
+    /// not wait on it forever.
+    static let readDeadline = Duration.seconds(5)
     /// How many times the rows were read and diffed (one per refresh, whatever the clients).
     public private(set) var refreshCount = 0
 
@@ -211,8 +215,8 @@ public actor SharedQuery {
         lastRefresh = ContinuousClock.now
         window.withLock { $0.readPending = true } // commits from here on are read by this refresh or the next
         let commit = store.lastCommit
-        let spec = self.spec
-        let rows = try await store.fetch(spec)
+        let spec = self.spec, store = self.store
+        let rows = try await withDeadline(SharedQuery.readDeadline) { try await store.fetch(spec) }
         refreshCount += 1
         window.withLock { $0 = ResultWindow(readPending: false, ids: Set(rows.lazy.map(\.id)), last: rows.last, count: rows.count) }
         // A commit that leaves this query's rows as they were publishes nothing.
@@ -221,6 +225,33 @@ public actor SharedQuery {
                                     version: commit.version, committedAt: commit.committedAtMilliseconds)
             return QueryEvent(version: commit.version, committedAt: commit.committedAtMilliseconds, event: ByteBuffer(bytes: event))
         }
+    }
+}
+
+/// A read given up at its deadline.
+struct ReadTimedOut: Error {}
+
+/// `operation`'s result, or `ReadTimedOut` once `limit` passes. The operation runs in a task of
+/// its own, cancelled at the deadline and left to end by itself: one that ignores
+/// cancellation (a read on a dead connection) must not hold its caller.
+func withDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    let waiter = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    let work = Mutex<Task<Void, Never>?>(nil)
+    return try await withCheckedThrowingContinuation { continuation in
+        waiter.withLock { $0 = continuation }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            guard !Task.isCancelled, let waiting = waiter.withLock({ $0.take() }) else { return }
+            work.withLock { $0?.cancel() }
+            waiting.resume(throwing: ReadTimedOut())
+        }
+        let task = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            timer.cancel()
+            waiter.withLock { $0.take() }?.resume(with: result)
+        }
+        work.withLock { $0 = task }
     }
 }
 

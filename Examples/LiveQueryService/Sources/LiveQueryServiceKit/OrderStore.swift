@@ -15,10 +15,11 @@ public protocol OrderStore: AnyObject, Sendable {
     func onCommit(_ listener: @escaping @Sendable (CommitStamp, CommitChanges) -> Void)
     /// Inserts an order; a missing id takes the next free one.
     func insert(customer: String, status: String, amount: Int64, id: Int64?) async throws -> Order
-    /// Changes the given fields of order `id`.
-    func update(id: Int64, customer: String?, status: String?, amount: Int64?) async throws -> Order
-    /// Deletes order `id`.
-    func delete(id: Int64) async throws
+    /// Changes the given fields of order `id`; with an `owner`, only if the order is that
+    /// customer's (else `WriteError.notOwner`, nothing changed).
+    func update(id: Int64, customer: String?, status: String?, amount: Int64?, owner: String?) async throws -> Order
+    /// Deletes order `id`; with an `owner`, only if the order is that customer's.
+    func delete(id: Int64, owner: String?) async throws
     /// One commit of random churn: `changes` rows updated, inserted or deleted, as a busy shop would.
     func churn(changes: Int) async throws
     /// The rows of a live query now.

@@ -33,10 +33,22 @@ public struct Order: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     }
 }
 
-/// A write a client asked for that cannot be done: said back as a JSON error.
+/// A write a client asked for that cannot be done: said back as a JSON error (400, or 404
+/// for a missing order, 403 for another customer's).
 public struct WriteError: Error, Sendable {
+    public enum Reason: Sendable {
+        case invalid, notFound, forbidden
+    }
+
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public var reason: Reason
+    public init(_ message: String, _ reason: Reason = .invalid) {
+        self.message = message
+        self.reason = reason
+    }
+
+    static func noOrder(_ id: Int64) -> WriteError { WriteError("no order \(id)", .notFound) }
+    static func notOwner(_ id: Int64) -> WriteError { WriteError("order \(id) belongs to another customer", .forbidden) }
 }
 
 /// What the last commit was: its number (1, 2, …) and when it committed.
@@ -171,10 +183,11 @@ public final class OrdersStore: OrderStore {
         }
     }
 
-    /// Changes the given fields of order `id`.
-    public func update(id: Int64, customer: String?, status: String?, amount: Int64?) throws -> Order {
+    /// Changes the given fields of order `id` (with an `owner`, only if it is that customer's).
+    public func update(id: Int64, customer: String?, status: String?, amount: Int64?, owner: String?) throws -> Order {
         try pool.write { db in
-            guard var order = try Order.fetchOne(db, key: id) else { throw WriteError("no order \(id)") }
+            guard var order = try Order.fetchOne(db, key: id) else { throw WriteError.noOrder(id) }
+            if let owner, order.customer != owner { throw WriteError.notOwner(id) }
             if let customer { order.customer = customer }
             if let status { order.status = status }
             if let amount { order.amount = amount }
@@ -185,10 +198,12 @@ public final class OrdersStore: OrderStore {
         }
     }
 
-    /// Deletes order `id`.
-    public func delete(id: Int64) throws {
+    /// Deletes order `id` (with an `owner`, only if it is that customer's).
+    public func delete(id: Int64, owner: String?) throws {
         try pool.write { db in
-            guard try Order.deleteOne(db, key: id) else { throw WriteError("no order \(id)") }
+            guard let order = try Order.fetchOne(db, key: id) else { throw WriteError.noOrder(id) }
+            if let owner, order.customer != owner { throw WriteError.notOwner(id) }
+            try Order.deleteOne(db, key: id)
         }
     }
 

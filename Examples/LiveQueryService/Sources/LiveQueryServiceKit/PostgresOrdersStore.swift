@@ -256,22 +256,32 @@ public final class PostgresOrdersStore: OrderStore {
         throw WriteError("no free order id; try again")
     }
 
-    public func update(id: Int64, customer: String?, status: String?, amount: Int64?) async throws -> Order {
+    public func update(id: Int64, customer: String?, status: String?, amount: Int64?, owner: String?) async throws -> Order {
         try validateOrder(customer: customer, status: status, amount: amount)
         let now = OrdersStore.milliseconds()
+        // The owner is checked in the statement itself: no other write can come in between.
         let rows = try await orders(client.query("""
             UPDATE orders SET customer = COALESCE(\(customer), customer), status = COALESCE(\(status), status),
                               amount = COALESCE(\(amount), amount), updated_at = \(now)
-            WHERE id = \(id)
+            WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner))
             RETURNING id, customer, status, amount, updated_at
             """, logger: logger))
-        guard let row = rows.first else { throw WriteError("no order \(id)") }
+        guard let row = rows.first else { throw try await missing(id) }
         return row
     }
 
-    public func delete(id: Int64) async throws {
-        let rows = try await integers(client.query("DELETE FROM orders WHERE id = \(id) RETURNING id", logger: logger))
-        guard !rows.isEmpty else { throw WriteError("no order \(id)") }
+    public func delete(id: Int64, owner: String?) async throws {
+        let rows = try await integers(client.query("""
+            DELETE FROM orders WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner)) RETURNING id
+            """, logger: logger))
+        guard !rows.isEmpty else { throw try await missing(id) }
+    }
+
+    /// Why a write of order `id` that changed nothing failed: the order is not there, or
+    /// (when it is) it belongs to another customer.
+    private func missing(_ id: Int64) async throws -> WriteError {
+        let found = try await integers(client.query("SELECT id FROM orders WHERE id = \(id)", logger: logger))
+        return found.isEmpty ? .noOrder(id) : .notOwner(id)
     }
 
     /// `changes` rows in one commit: about a tenth inserted, a tenth deleted, the rest updated,

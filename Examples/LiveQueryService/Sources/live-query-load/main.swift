@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import GRDB
+import HTTPTypes
 import HummingbirdWSClient
 import LiveQueryServiceKit
 import Logging
@@ -10,15 +11,17 @@ import NIOCore
 import NIOPosix
 
 // live-query-load --port P --database FILE --server-pid PID [--clients 1000] [--queries 10]
-//                 [--commits 200] [--changes 5] [--seconds 30]
+//                 [--commits 200] [--changes 5] [--seconds 30] [--token ADMIN_TOKEN]
 // Loopback only: N WebSocket clients on Q distinct live queries while one writer commits
 // C times a second (each commit CHANGES rows) for S seconds; then checks that every client
 // holds exactly what the query returns from SQLite, and reports latency (commit to event
 // received), event size against the full result, and the server's CPU and memory.
 // Also keeps one client that never reads, to show that it costs the server bounded memory.
+// With --token, every client and the writer send it (a service that checks tokens).
 
 var port = 8080, database = "orders.sqlite", serverPID: Int32 = 0
 var clientCount = 1_000, queryCount = 10, commitsPerSecond = 200, changesPerCommit = 5, seconds = 30.0
+var token: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     let value = arguments.next() ?? ""
@@ -31,6 +34,7 @@ while let argument = arguments.next() {
     case "--commits": commitsPerSecond = min(Int(value) ?? commitsPerSecond, 1_000)
     case "--changes": changesPerCommit = Int(value) ?? changesPerCommit
     case "--seconds": seconds = min(Double(value) ?? seconds, 120)
+    case "--token": token = value
     default: FileHandle.standardError.write(Data("live-query-load: unknown argument \(argument)\n".utf8)); exit(2)
     }
 }
@@ -126,7 +130,9 @@ logger.logLevel = .critical
 let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
 print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s")
-let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)))
+let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)) + (token.map { "&access_token=\($0)" } ?? ""))
+var authorization = HTTPFields()
+if let token { authorization[.authorization] = "Bearer \(token)" }
 
 let clients = Task {
     await withTaskGroup(of: Void.self) { group in
@@ -134,7 +140,7 @@ let clients = Task {
             let spec = queries[client % queries.count]
             group.addTask {
                 do {
-                    try await WebSocketClient.connect(url: url(spec), configuration: .init(maxFrameSize: 16 << 20),
+                    try await WebSocketClient.connect(url: url(spec), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: authorization),
                                                       eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
                         var fullSize = 1
                         for try await message in inbound.messages(maxSize: 64 << 20) {
@@ -187,6 +193,7 @@ print("live-query-load: \(connected) clients connected")
 let session = URLSession(configuration: .ephemeral)
 var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
 request.httpMethod = "POST"
+if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
 stats.record { $0.measuring = true }
 let before = serverUsage()
 var peakRSS = before.rssMB

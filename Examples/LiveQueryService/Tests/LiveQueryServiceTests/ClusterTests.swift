@@ -73,7 +73,7 @@ final class RotatingClient: @unchecked Sendable {
             let store = nodes[step % nodes.count].store
             switch step % 3 {
             case 0: _ = try await store.insert(customer: "n\(step)", status: Order.statuses[step % 4], amount: Int64.random(in: 1...99_999, using: &generator), id: nil)
-            case 1: _ = try? await store.update(id: Int64.random(in: 1...400, using: &generator), customer: nil, status: Order.statuses[(step / 3) % 4], amount: nil)
+            case 1: _ = try? await store.update(id: Int64.random(in: 1...400, using: &generator), customer: nil, status: Order.statuses[(step / 3) % 4], amount: nil, owner: nil)
             default: try await store.churn(changes: 4)
             }
         }

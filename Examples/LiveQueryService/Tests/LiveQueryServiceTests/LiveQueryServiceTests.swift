@@ -44,6 +44,7 @@ func freshPostgresDatabase() async throws -> String {
 
 /// A service on a fresh database (SQLite in a temporary folder, or a new PostgreSQL
 /// database), on a free loopback port. `location` reopens a database a service used before.
+/// With a `secret`, requests need tokens signed with it; without, the service is open.
 final class RunningService: @unchecked Sendable {
     let kind: StoreKind
     let location: String
@@ -52,7 +53,7 @@ final class RunningService: @unchecked Sendable {
     private(set) var port = 0
     private var task: Task<Void, any Error>?
 
-    init(_ kind: StoreKind, seed: Int = 500, location: String? = nil) async throws {
+    init(_ kind: StoreKind, seed: Int = 500, location: String? = nil, secret: [UInt8]? = nil) async throws {
         self.kind = kind
         switch kind {
         case .sqlite:
@@ -66,7 +67,9 @@ final class RunningService: @unchecked Sendable {
             self.location = url
             store = try await PostgresOrdersStore(url: url, seedRows: seed)
         }
-        server = LiveQueryServer(store: store)
+        var authenticator = Authenticator.insecure
+        if let secret { authenticator = try await Authenticator(secret: secret) }
+        server = LiveQueryServer(store: store, authenticator: authenticator)
         try await start()
     }
 
@@ -86,10 +89,20 @@ final class RunningService: @unchecked Sendable {
         if let postgres = store as? PostgresOrdersStore { await postgres.close() }
     }
 
-    func http(_ method: String, _ path: String, _ body: String? = nil) async throws -> (Int, [String: Any]) {
+    /// A token for `access`, valid for `seconds`, signed with the service's secret.
+    func token(_ access: Access, seconds: Double = 600) async throws -> String {
+        try #require(try await server.authenticator.token(for: access, expires: Date(timeIntervalSinceNow: seconds)))
+    }
+
+    /// A request with `token` as `Authorization: Bearer`, or with `rawAuthorization` as the header.
+    func http(_ method: String, _ path: String, _ body: String? = nil, token: String? = nil,
+              rawAuthorization: String? = nil) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
+        if let authorization = token.map({ "Bearer \($0)" }) ?? rawAuthorization {
+            request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        }
         let (data, response) = try await URLSession.shared.data(for: request)
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
@@ -108,11 +121,15 @@ final class MirrorClient: @unchecked Sendable {
     private var task: Task<Void, Never>?
     private(set) var closed = false
 
-    init(port: Int, query: String) {
+    /// A client of `query`; with a `token`, sent as an `Authorization` header.
+    init(port: Int, query: String, token: String? = nil) {
         var logger = Logger(label: "test-client")
         logger.logLevel = .critical
-        task = Task {
-            _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/live?\(query)", configuration: .init(maxFrameSize: 16 << 20), logger: logger) { inbound, _, _ in
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        task = Task { [headers] in
+            _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/live?\(query)",
+                                                   configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers), logger: logger) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 16 << 20) {
                     guard case .text(let text) = message else { continue }
                     self.lock.withLock {
@@ -166,7 +183,7 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
             case 1: try await service.store.churn(changes: 3)
             default:
                 let id = Int64.random(in: 1...500, using: &generator)
-                _ = try? await service.store.update(id: id, customer: nil, status: Order.statuses.randomElement(), amount: nil)
+                _ = try? await service.store.update(id: id, customer: nil, status: Order.statuses.randomElement(), amount: nil, owner: nil)
             }
         }
         let expected = try await service.expected(openByRecency)
@@ -180,7 +197,7 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         // not open change no row of the open orders by recency.
         let skippedBefore = shared.skippedCommits
         let paid = try await service.store.fetchAll().filter { $0.status == "paid" }.prefix(5).map(\.id)
-        for id in paid { _ = try await service.store.update(id: id, customer: nil, status: nil, amount: 7) }
+        for id in paid { _ = try await service.store.update(id: id, customer: nil, status: nil, amount: 7, owner: nil) }
         #expect(await eventually { shared.skippedCommits >= skippedBefore + paid.count })
         #expect(await eventually { clients.allSatisfy { $0.rows == expected } })
         // The last client to leave ends the observation.

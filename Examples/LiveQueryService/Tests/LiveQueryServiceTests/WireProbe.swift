@@ -23,17 +23,20 @@ struct WireTranscript: Sendable {
     var closedByServer = false
 }
 
-/// Opens `ws://127.0.0.1:port/target`, answers the server's close frame as a client must, and
-/// reads until the server closes the connection or `seconds` pass without a byte.
-func readUntilServerCloses(port: Int, target: String, seconds: Int = 20) async -> WireTranscript {
+/// Opens `ws://127.0.0.1:port/target` (with `headers` on the upgrade request), answers the
+/// server's close frame as a client must, and reads until the server closes the connection or
+/// `seconds` pass without a byte.
+func readUntilServerCloses(port: Int, target: String, headers: [String: String] = [:], seconds: Int = 20) async -> WireTranscript {
     await withCheckedContinuation { continuation in
         // A thread of its own: the blocking reads must not hold a thread of the cooperative
         // pool the server's handlers run on.
-        Thread { continuation.resume(returning: blockingReadUntilServerCloses(port: port, target: target, seconds: seconds)) }.start()
+        Thread {
+            continuation.resume(returning: blockingReadUntilServerCloses(port: port, target: target, headers: headers, seconds: seconds))
+        }.start()
     }
 }
 
-private func blockingReadUntilServerCloses(port: Int, target: String, seconds: Int) -> WireTranscript {
+private func blockingReadUntilServerCloses(port: Int, target: String, headers: [String: String], seconds: Int) -> WireTranscript {
     var transcript = WireTranscript()
     #if canImport(Darwin)
     let fd = socket(AF_INET, SOCK_STREAM, 0)
@@ -54,7 +57,8 @@ private func blockingReadUntilServerCloses(port: Int, target: String, seconds: I
     guard connected == 0 else { return transcript }
     let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n"
     guard sendAll(fd, Array(request.utf8)) else { return transcript }
 
     var received: [UInt8] = []
