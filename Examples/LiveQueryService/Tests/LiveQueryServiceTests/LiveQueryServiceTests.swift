@@ -376,3 +376,24 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
         #expect(skipped > 100 && admitted > 100, "\(skipped) skipped, \(admitted) admitted")
     }
 }
+
+/// A live query's read that never answers (sent on a connection the database dropped) is
+/// given up at its deadline, so the query reads again instead of waiting forever.
+@Suite struct ReadDeadlineTests {
+    struct Refused: Error {}
+
+    @Test func aReadThatNeverAnswersIsGivenUp() async throws {
+        let held = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        await #expect(throws: ReadTimedOut.self) {
+            try await withDeadline(.milliseconds(50)) {
+                // Ignores cancellation, as a read on a dead connection did.
+                await withCheckedContinuation { continuation in held.withLock { $0 = continuation } }
+                return 1
+            }
+        }
+        #expect(await eventually { held.withLock { $0 != nil } })
+        held.withLock { $0?.resume() } // the abandoned read ends by itself later
+        #expect(try await withDeadline(.seconds(5)) { 7 } == 7)
+        await #expect(throws: Refused.self) { try await withDeadline(.seconds(5)) { () async throws -> Int in throw Refused() } }
+    }
+}
