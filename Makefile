@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign cflite-check
+.PHONY: postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -136,6 +136,11 @@ fuzz-smoke: fuzz-build
 
 fuzz-replay: fuzz-build
 	bash fuzz/run.sh 0
+
+# The live-query service's harness (access tokens and query parameters): built, its corpus
+# replayed, then fuzzed FUZZ_SECONDS.
+fuzz-live-query:
+	bash Examples/LiveQueryService/fuzz/run.sh $(FUZZ_SECONDS)
 
 # .clusterfuzzlite/build.sh run here under the OSS-Fuzz build contract (the variables set
 # as its base builder sets them), then every harness on its seed corpus.

@@ -7,6 +7,12 @@ import PackageDescription
 let package = Package(
     name: "LiveQueryService",
     platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "live-query-service", targets: ["live-query-service"]),
+        .executable(name: "live-query-load", targets: ["live-query-load"]),
+        // For the fuzz harnesses (fuzz/Package.swift).
+        .library(name: "LiveQueryServiceKit", targets: ["LiveQueryServiceKit"]),
+    ],
     dependencies: [
         .package(name: "DiffEngine", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
