@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
+.PHONY: postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -98,6 +98,10 @@ browser-test:
 # 1,000 WebSocket clients on loopback for 30 s (figures in Examples/LiveQueryService/README.md).
 load-test:
 	bash Examples/LiveQueryService/scripts/load-test.sh
+
+# 1,500 clients over 3 nodes on one PostgreSQL for 30 s, one node killed at second 10.
+load-test-cluster:
+	bash Examples/LiveQueryService/scripts/load-test-cluster.sh
 
 # The `diffengine` CLI with the Swift runtime linked in, copied to PREFIX/bin.
 install: deps

@@ -12,14 +12,21 @@ import NIOPosix
 
 // live-query-load --port P --database FILE --server-pid PID [--clients 1000] [--queries 10]
 //                 [--commits 200] [--changes 5] [--seconds 30] [--token ADMIN_TOKEN]
+// live-query-load --ports P1,P2,… --postgres URL --server-pid PID1,PID2,… [--kill-node I --kill-at S] …
 // Loopback only: N WebSocket clients on Q distinct live queries while one writer commits
 // C times a second (each commit CHANGES rows) for S seconds; then checks that every client
 // holds exactly what the query returns from SQLite, and reports latency (commit to event
 // received), event size against the full result, and the server's CPU and memory.
 // Also keeps one client that never reads, to show that it costs the server bounded memory.
 // With --token, every client and the writer send it (a service that checks tokens).
+// A cluster: --ports spreads the clients over the nodes and sends each commit to the next
+// node (to another when it fails, as a load balancer would), --postgres is where the rows
+// are checked, and --kill-node I --kill-at S kills node I (SIGKILL) at second S of the run:
+// its clients reconnect to the next node, and the time from losing their node to holding a
+// fresh initial event there is reported.
 
-var port = 8080, database = "orders.sqlite", serverPID: Int32 = 0
+var port = 8080, database = "orders.sqlite", serverPIDs: [Int32] = []
+var ports: [Int] = [], postgres: String?, killNode: Int?, killAt = 10.0
 var clientCount = 1_000, queryCount = 10, commitsPerSecond = 200, changesPerCommit = 5, seconds = 30.0
 var token: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
@@ -27,8 +34,12 @@ while let argument = arguments.next() {
     let value = arguments.next() ?? ""
     switch argument {
     case "--port": port = Int(value) ?? port
+    case "--ports": ports = value.split(separator: ",").compactMap { Int($0) }
     case "--database": database = value
-    case "--server-pid": serverPID = Int32(value) ?? 0
+    case "--postgres": postgres = value
+    case "--server-pid": serverPIDs = value.split(separator: ",").compactMap { Int32($0) }
+    case "--kill-node": killNode = Int(value)
+    case "--kill-at": killAt = Double(value) ?? killAt
     case "--clients": clientCount = min(Int(value) ?? clientCount, 5_000)
     case "--queries": queryCount = min(Int(value) ?? queryCount, 20)
     case "--commits": commitsPerSecond = min(Int(value) ?? commitsPerSecond, 1_000)
@@ -39,13 +50,16 @@ while let argument = arguments.next() {
     }
 }
 
+if ports.isEmpty { ports = [port] }
+port = ports[0]
+
 /// The queries: every status, ordered by amount, id or recency, pages of 100-500 rows.
 let statuses: [String?] = [nil] + Order.statuses.map { $0 }
 let queries: [QuerySpec] = (0..<queryCount).map { index in
     QuerySpec(status: statuses[index % statuses.count], orderBy: ["amount", "id", "updated_at"][index % 3],
               descending: index % 2 == 0, limit: [500, 200, 500][index % 3])
 }
-func url(_ spec: QuerySpec) -> String {
+func url(_ spec: QuerySpec, port: Int = port) -> String {
     var items = ["orderBy=\(spec.orderBy)", "descending=\(spec.descending)", "limit=\(spec.limit)"]
     if let status = spec.status { items.append("status=\(status)") }
     return "ws://127.0.0.1:\(port)/live?" + items.joined(separator: "&")
@@ -61,6 +75,9 @@ final class Stats: @unchecked Sendable {
     var measuring = false
 
     var pending: [Int: [[UInt8]]] = [:]
+    /// For each reconnection: milliseconds from losing a node to the initial event from another.
+    var recoveries: [Double] = []
+    var lostAt: [Int: Double] = [:]
 
     func record<Result>(_ body: (Stats) throws -> Result) rethrows -> Result {
         lock.lock()
@@ -98,8 +115,18 @@ func committedAtField(_ bytes: [UInt8]) -> Int64 {
     return value
 }
 
-/// The server process's CPU seconds (user + system) and resident memory now and at most.
+/// The server processes' CPU seconds (user + system) and resident memory now and at most,
+/// summed over the nodes still running.
 func serverUsage() -> (cpu: Double, rssMB: Double, peakMB: Double) {
+    var total: (cpu: Double, rssMB: Double, peakMB: Double) = (0, 0, 0)
+    for pid in serverPIDs {
+        let usage = processUsage(pid)
+        total = (total.cpu + usage.cpu, total.rssMB + usage.rssMB, total.peakMB + usage.peakMB)
+    }
+    return total
+}
+
+func processUsage(_ serverPID: Int32) -> (cpu: Double, rssMB: Double, peakMB: Double) {
     guard serverPID > 0, let stat = try? String(contentsOfFile: "/proc/\(serverPID)/stat", encoding: .utf8),
           let status = try? String(contentsOfFile: "/proc/\(serverPID)/status", encoding: .utf8) else { return (0, 0, 0) }
     let fields = stat.split(separator: ")").last!.split(separator: " ")
@@ -139,8 +166,11 @@ let clients = Task {
         for client in 0..<clientCount {
             let spec = queries[client % queries.count]
             group.addTask {
+                // A client whose node goes away reconnects to the next one.
+                var node = client % ports.count, failures = 0
+                while !Task.isCancelled && failures < 50 {
                 do {
-                    try await WebSocketClient.connect(url: url(spec), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: authorization),
+                    try await WebSocketClient.connect(url: url(spec, port: ports[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: authorization),
                                                       eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
                         var fullSize = 1
                         for try await message in inbound.messages(maxSize: 64 << 20) {
@@ -148,8 +178,15 @@ let clients = Task {
                             let received = milliseconds()
                             let bytes = Array(text.utf8)
                             let committedAt = committedAtField(bytes)
+                            let isInitial = bytes.starts(with: Array("{\"isInitial\":true".utf8))
                             try stats.record { stats in
-                                if stats.measuring {
+                                if isInitial, let lost = stats.lostAt.removeValue(forKey: client) {
+                                    stats.recoveries.append(received - lost)
+                                }
+                                if stats.measuring && isInitial {
+                                    // Back on another node: its rows from now on.
+                                    stats.pending[client] = [bytes]
+                                } else if stats.measuring {
                                     // Only the commit time is read now; the event is applied after
                                     // the run, so the clients' parsing does not compete with the
                                     // server for the two cores while latency is measured.
@@ -173,9 +210,17 @@ let clients = Task {
                         }
                     }
                 } catch is CancellationError {
+                    return
                 } catch {
-                    stats.record { $0.errors.append("client \(client): \(error)") }
+                    failures += 1
                 }
+                if Task.isCancelled { return }
+                // The node closed the connection or refused it: the next node, after a moment.
+                stats.record { stats in if stats.lostAt[client] == nil { stats.lostAt[client] = milliseconds() } }
+                node = (node + 1) % ports.count
+                try? await Task.sleep(for: .milliseconds(50 + client % 100))
+                }
+                if !Task.isCancelled { stats.record { $0.errors.append("client \(client): no node took it after 50 tries") } }
             }
         }
     }
@@ -189,13 +234,18 @@ while stats.lock.withLock({ stats.mirrors.count }) < clientCount && Date() < con
 let connected = stats.lock.withLock { stats.mirrors.count }
 print("live-query-load: \(connected) clients connected")
 
-// The writer: C commits a second through the HTTP API, paced, for S seconds.
+// The writer: C commits a second through the HTTP API, paced, for S seconds, each to the next
+// node (to the one after when it fails).
 let session = URLSession(configuration: .ephemeral)
-var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
-request.httpMethod = "POST"
-if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+let requests = ports.map { port in
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
+    request.httpMethod = "POST"
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    return request
+}
 stats.record { $0.measuring = true }
 let before = serverUsage()
+let cpuBefore = serverPIDs.map { processUsage($0).cpu }
 var peakRSS = before.rssMB
 let start = Date()
 final class Counter: @unchecked Sendable {
@@ -214,9 +264,20 @@ await withTaskGroup(of: Void.self) { group in
                 let wait = due.timeIntervalSinceNow
                 if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
                 sent += 1
-                let ok = ((try? await session.data(for: request))?.1 as? HTTPURLResponse)?.statusCode == 200
+                var ok = false
+                for attempt in 0..<requests.count where !ok {
+                    let request = requests[(sent * writers + worker + attempt) % requests.count]
+                    ok = ((try? await session.data(for: request))?.1 as? HTTPURLResponse)?.statusCode == 200
+                }
                 counter.lock.withLock { if ok { counter.commits += 1 } else { counter.errors += 1 } }
             }
+        }
+    }
+    if let killNode, killNode < serverPIDs.count {
+        group.addTask {
+            try? await Task.sleep(for: .seconds(killAt))
+            kill(serverPIDs[killNode], SIGKILL)
+            print("live-query-load: killed node \(killNode) (port \(ports[killNode])) at \(Int(killAt)) s")
         }
     }
     group.addTask {
@@ -230,21 +291,27 @@ await withTaskGroup(of: Void.self) { group in
 let (commits, writeErrors) = counter.lock.withLock { (counter.commits, counter.errors) }
 let writeSeconds = Date().timeIntervalSince(start)
 let after = serverUsage()
+// The CPU of the nodes still running at the end (a killed node's is not counted).
+let cpuSeconds = zip(serverPIDs, cpuBefore).map { pid, before in max(0, processUsage(pid).cpu - before) }.reduce(0, +)
 do {
     try stats.catchUp()
 } catch {
     stats.record { $0.errors.append("applying events: \(error)") }
 }
 
-// Convergence: every client's rows equal the query's rows in SQLite.
-let reader = try DatabaseQueue(path: database, configuration: { var c = Configuration(); c.readonly = true; return c }())
+// Convergence: every client's rows equal the query's rows in the database.
+let store: any OrderStore = if let postgres {
+    try await PostgresOrdersStore(url: postgres, seedRows: 0)
+} else {
+    try OrdersStore(path: database, seedRows: 0)
+}
 var converged = 0
 let convergeDeadline = Date().addingTimeInterval(30)
 var expected: [QuerySpec: [Order]] = [:]
 repeat {
     try await Task.sleep(for: .milliseconds(500))
     expected = [:]
-    for spec in queries { expected[spec] = try reader.read { try spec.fetch($0) } }
+    for spec in queries { expected[spec] = try await store.fetch(spec) }
     converged = stats.lock.withLock { stats.mirrors.values.filter { expected[$0.0] == $0.1.rows }.count }
 } while converged < connected && Date() < convergeDeadline
 
@@ -253,6 +320,7 @@ close(stalled)
 let latencies = stats.lock.withLock { stats.latencies.sorted() }
 func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
 let (eventBytes, events, fullBytes, fullEvents, errors, share) = stats.lock.withLock { (stats.eventBytes, stats.events, stats.fullBytes, stats.fullEvents, stats.errors, stats.eventShare) }
+let recoveries = stats.lock.withLock { stats.recoveries.sorted() }
 let averageEvent = events > 0 ? Double(eventBytes) / Double(events) : 0
 let averageFull = fullEvents > 0 ? Double(fullBytes) / Double(fullEvents) : 1
 let averageShare = events > 0 ? share / Double(events) : 0
@@ -260,12 +328,16 @@ print(String(format: """
     commits: %d in %.1f s (%.0f/s), %d write errors
     events received: %d (%.0f/s); commit → event received: p50 %.1f ms, p99 %.1f ms, max %.1f ms
     bytes per event: %.0f on average, %.2f%% of its query's full result on average (full results average %.0f bytes)
-    server: CPU %.0f%% of one core, RSS %.0f MB at the end (peak seen %.0f MB, high-water %.0f MB), with one client that never reads
-    converged: %d of %d clients hold exactly the query's rows in SQLite
+    server: CPU %.0f%% of one core (the nodes together), RSS %.0f MB at the end (peak seen %.0f MB, high-water %.0f MB), with one client that never reads
+    converged: %d of %d clients hold exactly the query's rows in the database
     errors: %d
     """, commits, writeSeconds, Double(commits) / writeSeconds, writeErrors, events, Double(events) / writeSeconds,
     percentile(0.5), percentile(0.99), latencies.last ?? 0, averageEvent, 100 * averageShare, averageFull,
-    100 * (after.cpu - before.cpu) / writeSeconds, after.rssMB, max(peakRSS, after.rssMB), after.peakMB, converged, connected, errors.count))
+    100 * cpuSeconds / writeSeconds, after.rssMB, max(peakRSS, after.rssMB), after.peakMB, converged, connected, errors.count))
+if !recoveries.isEmpty {
+    print(String(format: "reconnected: %d clients; losing their node → initial event from another: p50 %.0f ms, p99 %.0f ms, max %.0f ms",
+                 recoveries.count, recoveries[recoveries.count / 2], recoveries[min(recoveries.count - 1, recoveries.count * 99 / 100)], recoveries.last!))
+}
 for error in errors.prefix(5) { print("  \(error)") }
 let passed = connected == clientCount && converged == clientCount && errors.isEmpty && writeErrors == 0
 print(passed ? "live-query-load: passed" : "live-query-load: FAILED")

@@ -30,7 +30,7 @@ public func fuzzAccess(_ input: UnsafeRawBufferPointer) {
                                             headerFields: fields),
                           body: RequestBody(buffer: ByteBuffer()))
     let outcome: Result<Grant, AccessDenied> = blockingAwait {
-        do { return .success(try await authenticator.authenticate(request)) } catch { return .failure(error) }
+        do throws(AccessDenied) { return .success(try await authenticator.authenticate(request)) } catch { return .failure(error) }
     }
     switch outcome {
     case .success(let grant):
@@ -61,12 +61,16 @@ public func fuzzAccess(_ input: UnsafeRawBufferPointer) {
 
 /// Runs `body` to its end from synchronous code (libFuzzer calls the harness on its own thread).
 func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    final class Box: @unchecked Sendable { var value: T? }
-    let box = Box(), done = DispatchSemaphore(value: 0)
+    let box = ResultBox<T>(), done = DispatchSemaphore(value: 0)
     Task {
         box.value = await body()
         done.signal()
     }
     done.wait()
     return box.value!
+}
+
+/// A value handed from a task to the thread waiting for it (the semaphore orders the two).
+final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
 }
