@@ -186,6 +186,7 @@ let clients = Task {
                                 if stats.measuring && isInitial {
                                     // Back on another node: its rows from now on.
                                     stats.pending[client] = [bytes]
+                                    fullSize = bytes.count
                                 } else if stats.measuring {
                                     // Only the commit time is read now; the event is applied after
                                     // the run, so the clients' parsing does not compete with the
