@@ -77,11 +77,13 @@ public struct AccessClaims: JWTPayload {
     public var exp: ExpirationClaim
     public var nbf: NotBeforeClaim?
 
+    /// Claims for `role`; the times are cut to whole seconds, as JWTs usually carry them.
     public init(role: String, customer: String?, expires: Date, notBefore: Date? = nil) {
+        func seconds(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)) }
         self.role = role
         self.customer = customer
-        exp = ExpirationClaim(value: expires)
-        nbf = notBefore.map { NotBeforeClaim(value: $0) }
+        exp = ExpirationClaim(value: seconds(expires))
+        nbf = notBefore.map { NotBeforeClaim(value: seconds($0)) }
     }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
