@@ -5,7 +5,9 @@
 # table changes every second). Prints latency, event sizes, server CPU and memory, and
 # checks that every client converged to SQLite's rows. With AUTH=1 the service checks tokens
 # (a fresh secret) and every client and the writer send an admin token; without, it runs
-# --insecure-no-auth: the two runs measure what checking tokens costs.
+# --insecure-no-auth: the two runs measure what checking tokens costs. With CUSTOMERS=K the
+# clients are K customers (tokens signed with the same fresh secret), each query scoped to
+# its customer: K × QUERIES observations where the open service shares QUERIES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build/load-test}
@@ -14,10 +16,11 @@ swift build -c release --product live-query-load
 rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 8192 || true
 AUTHENTICATION=(--insecure-no-auth) TOKEN=()
-if [ "${AUTH:-0}" = 1 ]; then
+if [ "${AUTH:-0}" = 1 ] || [ -n "${CUSTOMERS:-}" ]; then
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$OUT/token-secret"
     AUTHENTICATION=(--token-secret-file "$OUT/token-secret")
     TOKEN=(--token "$(.build/release/live-query-service token --admin --expires-in 3600 --token-secret-file "$OUT/token-secret")")
+    [ -n "${CUSTOMERS:-}" ] && TOKEN+=(--token-secret-file "$OUT/token-secret" --customers "$CUSTOMERS")
 fi
 .build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed "${ROWS:-100000}" "${AUTHENTICATION[@]}" >"$OUT/server.log" 2>&1 &
 SERVER=$!

@@ -204,6 +204,9 @@ public actor SharedQuery {
         }
     }
 
+    /// Whether no refresh runs or is due: every commit so far is read.
+    var isIdle: Bool { !refreshing && !window.withLock { $0.readPending } }
+
     /// Called on the writer's queue after each commit: whether it can change the rows.
     nonisolated func admits(_ changes: CommitChanges) -> Bool {
         let admitted = window.withLock { $0.admits(changes, spec) }

@@ -129,6 +129,8 @@ public final class OrdersStore: OrderStore {
                 CREATE INDEX IF NOT EXISTS orders_status_id_all ON orders (status, id, customer, amount, updated_at);
                 CREATE INDEX IF NOT EXISTS orders_updated_all ON orders (updated_at, customer, status, amount);
                 CREATE INDEX IF NOT EXISTS orders_amount_all ON orders (amount, customer, status, updated_at);
+                -- A customer's own orders (every query of a customer token), few enough to sort.
+                CREATE INDEX IF NOT EXISTS orders_customer_all ON orders (customer, updated_at, status, amount);
                 """)
         }
         if try pool.read({ try Order.fetchCount($0) }) == 0 && seedRows > 0 {
@@ -140,6 +142,11 @@ public final class OrdersStore: OrderStore {
                 }
             }
         }
+        // The planner's statistics: without them SQLite takes `customer = ?` to be as selective
+        // as `status = ?` and, for a customer's orders by amount, walks every order of the
+        // status in amount order rather than sorting the customer's few (measured: 100
+        // customers' queries under load, p99 0.57 s before).
+        try pool.write { db in try db.execute(sql: "ANALYZE") }
         // Every commit that touches the table advances the clock and tells the live queries
         // what it changed (on the writer's queue, in commit order).
         let collector = OrderChangeCollector { [stamp, listeners] changes in

@@ -18,7 +18,10 @@ import NIOPosix
 // holds exactly what the query returns from SQLite, and reports latency (commit to event
 // received), event size against the full result, and the server's CPU and memory.
 // Also keeps one client that never reads, to show that it costs the server bounded memory.
-// With --token, every client and the writer send it (a service that checks tokens).
+// With --token, every client and the writer send it (a service that checks tokens). With
+// --token-secret-file F --customers K, client i is instead customer (i % K) + 1 with a token
+// signed with F's secret, so its query is scoped to that customer's orders (the writer is an
+// admin): what per-customer scoping costs the server.
 // A cluster: --ports spreads the clients over the nodes and sends each commit to the next
 // node (to another when it fails, as a load balancer would), --postgres is where the rows
 // are checked, and --kill-node I --kill-at S kills node I (SIGKILL) at second S of the run:
@@ -28,7 +31,7 @@ import NIOPosix
 var port = 8080, database = "orders.sqlite", serverPIDs: [Int32] = []
 var ports: [Int] = [], postgres: String?, killNode: Int?, killAt = 10.0
 var clientCount = 1_000, queryCount = 10, commitsPerSecond = 200, changesPerCommit = 5, seconds = 30.0
-var token: String?
+var token: String?, secretFile: String?, customerCount = 0
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     let value = arguments.next() ?? ""
@@ -46,6 +49,8 @@ while let argument = arguments.next() {
     case "--changes": changesPerCommit = Int(value) ?? changesPerCommit
     case "--seconds": seconds = min(Double(value) ?? seconds, 120)
     case "--token": token = value
+    case "--token-secret-file": secretFile = value
+    case "--customers": customerCount = max(0, Int(value) ?? 0)
     default: FileHandle.standardError.write(Data("live-query-load: unknown argument \(argument)\n".utf8)); exit(2)
     }
 }
@@ -158,19 +163,37 @@ let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
 print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s")
 let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)) + (token.map { "&access_token=\($0)" } ?? ""))
+var customerTokens: [String] = []
+if let secretFile, customerCount > 0 {
+    var secret = Array(FileManager.default.contents(atPath: secretFile) ?? Data())
+    while secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+    let authenticator = try await Authenticator(secret: secret)
+    let expires = Date(timeIntervalSinceNow: 3_600)
+    for customer in 1...customerCount {
+        customerTokens.append(try await authenticator.token(for: .customer("customer \(customer)"), expires: expires)!)
+    }
+    token = try await authenticator.token(for: .admin, expires: expires)
+}
 var authorization = HTTPFields()
 if let token { authorization[.authorization] = "Bearer \(token)" }
+/// Client `client`'s query (scoped to its customer when clients are customers) and headers.
+func clientQuery(_ client: Int) -> (QuerySpec, HTTPFields) {
+    var spec = queries[client % queries.count]
+    guard !customerTokens.isEmpty else { return (spec, authorization) }
+    spec.customer = "customer \(client % customerTokens.count + 1)"
+    return (spec, [.authorization: "Bearer \(customerTokens[client % customerTokens.count])"])
+}
 
 let clients = Task {
     await withTaskGroup(of: Void.self) { group in
         for client in 0..<clientCount {
-            let spec = queries[client % queries.count]
+            let (spec, headers) = clientQuery(client)
             group.addTask {
                 // A client whose node goes away reconnects to the next one.
                 var node = client % ports.count, failures = 0
                 while !Task.isCancelled && failures < 50 {
                 do {
-                    try await WebSocketClient.connect(url: url(spec, port: ports[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: authorization),
+                    try await WebSocketClient.connect(url: url(spec, port: ports[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers),
                                                       eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
                         var fullSize = 1
                         for try await message in inbound.messages(maxSize: 64 << 20) {
@@ -312,7 +335,8 @@ var expected: [QuerySpec: [Order]] = [:]
 repeat {
     try await Task.sleep(for: .milliseconds(500))
     expected = [:]
-    for spec in queries { expected[spec] = try await store.fetch(spec) }
+    // Each client's own query (its customer's, when clients are customers).
+    for spec in Set(stats.lock.withLock { stats.mirrors.values.map(\.0) }) { expected[spec] = try await store.fetch(spec) }
     converged = stats.lock.withLock { stats.mirrors.values.filter { expected[$0.0] == $0.1.rows }.count }
 } while converged < connected && Date() < convergeDeadline
 
