@@ -135,8 +135,14 @@ final class RotatingClient: @unchecked Sendable {
         try await write(0..<40, through: nodes, using: &generator)
         let listensBefore = nodes.map { ($0.store as! PostgresOrdersStore).listenCount }
         try ownPostgres("restart")
-        // Writes as soon as the database takes them again (the pool reconnects by itself).
-        #expect(await eventually(30) { (try? await nodes[0].store.churn(changes: 2)) != nil })
+        // Writes as soon as the database takes them again (the pool reconnects by itself). Each
+        // try has a deadline: once, the pool made no connection after the restart and a write
+        // waited on it forever; the test must then fail, not hang.
+        let written = await eventually(30) {
+            (try? await withDeadline(.seconds(5)) { try await nodes[0].store.churn(changes: 2) }) != nil
+        }
+        #expect(written, "no write went through after the restart")
+        guard written else { return }
         try await write(40..<100, through: nodes, using: &generator)
         #expect(await eventually(30) { zip(nodes, listensBefore).allSatisfy { ($0.store as! PostgresOrdersStore).listenCount > $1 } })
         #expect(try await eventually(30) { try await converged(clients, on: nodes[0].store) })
