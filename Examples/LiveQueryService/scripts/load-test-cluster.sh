@@ -18,13 +18,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 16384 || true
 export PG_PORT=${PG_PORT:-54335} PG_DIR=${PG_DIR:-/tmp/diffengine-postgres-load}
 bash scripts/postgres.sh stop >/dev/null 2>&1 || true # a fresh database every run
-pids=()
-stop() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    bash scripts/postgres.sh stop
-}
-trap stop EXIT
+source Examples/LiveQueryService/scripts/nodes.sh
 url=$(bash scripts/postgres.sh start)
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$OUT/token-secret"
 ports=()

@@ -16,13 +16,7 @@ if [ -z "$secret" ]; then
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$secret"
 fi
 url=$(bash scripts/postgres.sh start)
-pids=()
-stop() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    bash scripts/postgres.sh stop
-}
-trap stop EXIT
+source Examples/LiveQueryService/scripts/nodes.sh
 trap 'exit 0' INT TERM
 for node in $(seq 1 "$NODES"); do
     "$binary" --port $((8080 + node)) --database "$url" --seed "$SEED" --token-secret-file "$secret" &
