@@ -76,6 +76,12 @@ public struct DiffEngineCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Diff only the rows whose key hash falls in partition I of N (0-based), for N processes over one pair of files; implies --ignore-order.", valueName: "I/N"))
     var partition: String?
 
+    @Flag(help: "json and jsonl: also list the paired rows whose compared values are equal, as \"unchanged\".")
+    var unchanged = false
+
+    @Flag(help: "json and jsonl: updated and unchanged entries carry both rows whole, as oldValues and newValues.")
+    var wholeRows = false
+
     @Option(help: "How many of each kind of change --format summary lists.")
     var limit = 10
 
@@ -156,6 +162,9 @@ public struct DiffEngineCommand: ParsableCommand {
                 throw InputError(file: "--format patch", line: nil, message: "a patch rebuilds the whole new file: it cannot be combined with --ignore-order, --partition, --duplicates first, --only or --ignore")
             }
         }
+        if (unchanged || wholeRows) && output != "json" && output != "jsonl" {
+            throw InputError(file: unchanged ? "--unchanged" : "--whole-rows", line: nil, message: "lists rows in --format json or jsonl only")
+        }
         request.showProgress = true
         guard limit >= 0 else { throw InputError(file: "--limit", line: nil, message: "expected a count of 0 or more") }
 
@@ -163,7 +172,9 @@ public struct DiffEngineCommand: ParsableCommand {
         if output == "patch" && diff.oldFormat != .jsonLines {
             throw InputError(file: "--format patch", line: nil, message: "JSON Patch needs JSON Lines input")
         }
-        let renderer = KeyedRenderer(diff: diff, keys: request.keys, only: request.only, ignore: request.ignore)
+        var renderer = KeyedRenderer(diff: diff, keys: request.keys, only: request.only, ignore: request.ignore)
+        renderer.listUnchanged = unchanged
+        renderer.wholeRows = wholeRows
         switch output {
         case "json": try renderer.renderJSON(to: &out)
         case "jsonl": try renderer.renderJSONLines(to: &out)

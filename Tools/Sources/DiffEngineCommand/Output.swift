@@ -155,6 +155,10 @@ struct KeyedRenderer {
     let newFetcher: RecordFetcher
     let only: [String]?
     let ignore: [String]
+    /// `--unchanged`: the keyed formats also list the pairs whose compared values are equal.
+    var listUnchanged = false
+    /// `--whole-rows`: updated and unchanged entries carry both rows whole.
+    var wholeRows = false
 
     init(diff: TableDiff, keys: [String], only: [String]?, ignore: [String]) {
         self.diff = diff
@@ -179,6 +183,51 @@ struct KeyedRenderer {
             return .object(text: text, canonical: canonical)
         }
         return .fields(try fetcher.values(at: rows.offsets[row]))
+    }
+
+    /// A row's values for output only: a JSON Lines row's text is not canonicalized.
+    func rowText(old: Bool, row: Int) throws(InputError) -> RowValues {
+        guard isJSON else { return try values(old: old, row: row) }
+        let rows = old ? diff.old : diff.new
+        return .object(text: try (old ? oldFetcher : newFetcher).line(at: rows.offsets[row]), canonical: [])
+    }
+
+    /// The paired rows whose compared values are equal (moved ones among them), by new row.
+    ///
+    /// The changeset lists only changes, so the pairs are found again: every kept old row
+    /// that is neither deleted nor updated pairs with a new row of the same key, and since
+    /// the engine pairs the k-th occurrences of a key, so do the rows left after its changes
+    /// are taken out. Sorting both sides by key (hash, then bytes, then row) makes that one
+    /// merge: O(n log n) whatever the keys, duplicates and hash collisions included.
+    func unchangedPairs(_ lists: ChangeLists) -> [(old: Int, new: Int)] {
+        func remaining(_ rows: TableRows, kept: [Int], taken: [Int]) -> [Int] {
+            var isTaken = [Bool](repeating: false, count: rows.count)
+            for row in taken { isTaken[row] = true }
+            return kept.filter { !isTaken[$0] }.sorted { a, b in keyOrder(rows, a, rows, b) ?? (a < b) }
+        }
+        let old = remaining(diff.old, kept: diff.oldRowOf, taken: lists.deleted + lists.updated.map(\.old))
+        let new = remaining(diff.new, kept: diff.newRowOf, taken: lists.inserted + lists.updated.map(\.new))
+        var pairs: [(old: Int, new: Int)] = []
+        pairs.reserveCapacity(min(old.count, new.count))
+        var i = 0, j = 0
+        while i < old.count && j < new.count {
+            switch keyOrder(diff.old, old[i], diff.new, new[j]) {
+            case nil: pairs.append((old[i], new[j])); i += 1; j += 1
+            case true?: i += 1
+            case false?: j += 1
+            }
+        }
+        pairs.sort { $0.new < $1.new }
+        return pairs
+    }
+
+    /// Whether row `a`'s key sorts before row `b`'s (by hash, then bytes); nil when equal.
+    private func keyOrder(_ left: TableRows, _ a: Int, _ right: TableRows, _ b: Int) -> Bool? {
+        let leftHash = left.keyHashes[a], rightHash = right.keyHashes[b]
+        if leftHash != rightHash { return leftHash < rightHash }
+        let leftKey = left.key(a), rightKey = right.key(b)
+        if leftKey.elementsEqual(rightKey) { return nil }
+        return leftKey.lexicographicallyPrecedes(rightKey)
     }
 
     /// `{"id": "7"}`: the key columns and their values.
@@ -352,7 +401,7 @@ struct KeyedRenderer {
 
     /// One change as a JSON object (the body of both `json` and `jsonl`).
     func appendRow(kind: String, old: Int?, new: Int?, values: RowValues?, changes: [FieldChange]?,
-                   includeKind: Bool, to out: inout OutputSink) {
+                   whole: (old: RowValues, new: RowValues)? = nil, includeKind: Bool, to out: inout OutputSink) {
         out.append(byte: UInt8(ascii: "{"))
         if includeKind { out.append("\"change\":\"\(kind)\",") }
         out.append("\"key\":")
@@ -372,7 +421,29 @@ struct KeyedRenderer {
             out.append(",\"changes\":")
             appendChanges(changes, to: &out)
         }
+        if let whole {
+            out.append(",\"oldValues\":")
+            appendValues(whole.old, old: true, to: &out)
+            out.append(",\"newValues\":")
+            appendValues(whole.new, old: false, to: &out)
+        }
         out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// An updated pair's entry: the changed fields, and both rows whole under `--whole-rows`.
+    func appendUpdated(_ pair: (old: Int, new: Int), oldValues: RowValues, includeKind: Bool,
+                       to out: inout OutputSink) throws(InputError) {
+        let newValues = try values(old: false, row: pair.new)
+        let fields = fieldChanges(old: oldValues, new: newValues)
+        appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields,
+                  whole: wholeRows ? (oldValues, newValues) : nil, includeKind: includeKind, to: &out)
+    }
+
+    /// An unchanged pair's entry (`--unchanged`), with both rows whole under `--whole-rows`.
+    func appendUnchanged(_ pair: (old: Int, new: Int), includeKind: Bool, to out: inout OutputSink) throws(InputError) {
+        let whole = wholeRows ? (try rowText(old: true, row: pair.old), try rowText(old: false, row: pair.new)) : nil
+        appendRow(kind: "unchanged", old: pair.old, new: pair.new, values: nil, changes: nil, whole: whole,
+                  includeKind: includeKind, to: &out)
     }
 
     /// `--format json`: one keyed object (see the CLI documentation for its schema).
@@ -411,8 +482,7 @@ struct KeyedRenderer {
         let oldValues = try updatedOldValues(lists)
         for (index, pair) in lists.updated.enumerated() {
             out.append(index > 0 ? ",\n" : "\n")
-            let fields = fieldChanges(old: oldValues[pair.old]!, new: try values(old: false, row: pair.new))
-            appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields, includeKind: false, to: &out)
+            try appendUpdated(pair, oldValues: oldValues[pair.old]!, includeKind: false, to: &out)
             try out.flushIfLarge()
         }
         out.append("],\n\"moved\":[")
@@ -420,6 +490,14 @@ struct KeyedRenderer {
             out.append(index > 0 ? ",\n" : "\n")
             appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: false, to: &out)
             try out.flushIfLarge()
+        }
+        if listUnchanged {
+            out.append("],\n\"unchanged\":[")
+            for (index, pair) in unchangedPairs(lists).enumerated() {
+                out.append(index > 0 ? ",\n" : "\n")
+                try appendUnchanged(pair, includeKind: false, to: &out)
+                try out.flushIfLarge()
+            }
         }
         out.append("]}\n")
     }
@@ -459,10 +537,16 @@ struct KeyedRenderer {
         }
         let oldValues = try updatedOldValues(lists)
         for pair in lists.updated {
-            let fields = fieldChanges(old: oldValues[pair.old]!, new: try values(old: false, row: pair.new))
-            appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields, includeKind: true, to: &out)
+            try appendUpdated(pair, oldValues: oldValues[pair.old]!, includeKind: true, to: &out)
             out.append(byte: 0x0A)
             try out.flushIfLarge()
+        }
+        if listUnchanged {
+            for pair in unchangedPairs(lists) {
+                try appendUnchanged(pair, includeKind: true, to: &out)
+                out.append(byte: 0x0A)
+                try out.flushIfLarge()
+            }
         }
         for pair in lists.moved {
             appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: true, to: &out)

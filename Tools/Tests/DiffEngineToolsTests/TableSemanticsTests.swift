@@ -168,6 +168,68 @@ import Testing
         #expect(deletions.sorted() == wholeDeletions)
     }
 
+    /// `--unchanged --whole-rows` accounts for every row: each kept row is deleted,
+    /// inserted, or in exactly one updated or unchanged pair, and the pairs are the k-th
+    /// occurrences of their key, as a naive pairing says.
+    @Test(arguments: [["--ignore-order"], ["--moves", "minimal"], ["--moves", "none"]])
+    func unchangedPairsCompleteThePairing(mode: [String]) throws {
+        var generator = SeededGenerator(seed: 0x0C4A + UInt64(mode.count))
+        func row(_ generator: inout SeededGenerator) -> (id: Int, value: Int) {
+            (Int.random(in: 0..<60, using: &generator), Int.random(in: 0..<3, using: &generator))
+        }
+        let old = (0..<400).map { _ in row(&generator) } // ids repeat: about 7 rows a key
+        var new: [(id: Int, value: Int)] = old.filter { _ in Int.random(in: 0..<8, using: &generator) > 0 }
+            .map { Int.random(in: 0..<6, using: &generator) == 0 ? (id: $0.id, value: $0.value + 10) : $0 }
+        new += (0..<40).map { _ in row(&generator) }
+        new.shuffle(using: &generator)
+        let files = try FileFixture()
+        for format in ["csv", "jsonl"] {
+            func text(_ rows: [(id: Int, value: Int)]) -> String {
+                format == "csv" ? "id,v,line\n" + rows.enumerated().map { "\($1.id),\($1.value),\($0)" }.joined(separator: "\n") + "\n"
+                    : rows.enumerated().map { "{\"id\":\($1.id),\"v\":\($1.value),\"line\":\($0)}" }.joined(separator: "\n") + "\n"
+            }
+            let oldPath = try files.write("old.\(format)", text(old)), newPath = try files.write("new.\(format)", text(new))
+            let output = try files.text([oldPath, newPath, "--key", "id", "--ignore", "line", "--format", "jsonl",
+                                         "--unchanged", "--whole-rows"] + mode)
+            var oldSeen = Set<Int>(), newSeen = Set<Int>()
+            var pairs: [(old: Int, new: Int)] = []
+            for text in output.split(separator: "\n") {
+                let entry = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                func insert(_ row: Any?, into seen: inout Set<Int>) throws {
+                    let row = try #require(row as? Int)
+                    #expect(seen.insert(row).inserted, "row \(row) listed twice")
+                }
+                func lineNumber(_ values: Any?) -> Int? {
+                    guard let values = values as? [String: Any] else { return nil }
+                    return (values["line"] as? Int) ?? (values["line"] as? String).flatMap { Int($0) }
+                }
+                switch entry["change"] as? String {
+                case "deleted": try insert(entry["row"], into: &oldSeen)
+                case "inserted": try insert(entry["row"], into: &newSeen)
+                case "updated", "unchanged":
+                    try insert(entry["oldRow"], into: &oldSeen)
+                    try insert(entry["newRow"], into: &newSeen)
+                    let pair = (old: entry["oldRow"] as! Int, new: entry["newRow"] as! Int)
+                    #expect(lineNumber(entry["oldValues"]) == pair.old && lineNumber(entry["newValues"]) == pair.new, "whole rows are the pair's")
+                    #expect((old[pair.old].value == new[pair.new].value) == (entry["change"] as? String == "unchanged"))
+                    pairs.append(pair)
+                default: break // moved rows are also in a pair
+                }
+            }
+            #expect(oldSeen == Set(old.indices) && newSeen == Set(new.indices), "every row accounted for (\(format), \(mode))")
+            // The naive pairing: the k-th old row of a key with the k-th new row of that key.
+            var naive: [Int: (old: [Int], new: [Int])] = [:]
+            for (index, row) in old.enumerated() { naive[row.id, default: ([], [])].old.append(index) }
+            for (index, row) in new.enumerated() { naive[row.id, default: ([], [])].new.append(index) }
+            let expected = naive.values.flatMap { zip($0.old, $0.new).map { "\($0)-\($1)" } }
+            if mode != ["--moves", "none"] {
+                #expect(Set(pairs.map { "\($0.old)-\($0.new)" }) == Set(expected), "\(format), \(mode)")
+            } else {
+                #expect(Set(pairs.map { "\($0.old)-\($0.new)" }).isSubset(of: Set(expected)), "\(format), \(mode)")
+            }
+        }
+    }
+
     /// The JSON Patch applied to the old file's objects gives the new file's.
     @Test(arguments: [UInt64(1), 2, 3, 4]) func jsonPatchRebuildsTheNewDocuments(seed: UInt64) throws {
         var generator = SeededGenerator(seed: 0x7A7C + seed)
