@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
+.PHONY: test-spark bench-spark postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -104,6 +104,15 @@ load-test:
 # 1,500 clients over 3 nodes on one PostgreSQL for 30 s, one node killed at second 10.
 load-test-cluster:
 	bash Examples/LiveQueryService/scripts/load-test-cluster.sh
+
+# The Spark integration (integrations/spark) in local mode: its tests, and every diff method
+# side by side (figures in integrations/spark/README.md), e.g.
+# make bench-spark ARGS="--rows 5000000 --changes 1%".
+test-spark:
+	bash integrations/spark/scripts/run.sh test
+
+bench-spark:
+	bash integrations/spark/scripts/run.sh bench $(ARGS)
 
 # The `diffengine` CLI with the Swift runtime linked in, copied to PREFIX/bin.
 install: deps

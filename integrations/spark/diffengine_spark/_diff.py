@@ -6,13 +6,15 @@ import shutil
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import (ByteType, DecimalType, IntegerType, LongType, ShortType,
-                               StringType, StructField, StructType)
+from pyspark.sql.types import (BinaryType, BooleanType, ByteType, DateType, DecimalType,
+                               IntegerType, LongType, NumericType, ShortType, StringType,
+                               StructField, StructType, TimestampType)
 
 from ._plan import RESERVED_PREFIX, ColumnPlan, DiffInputError, make_plan
 
 SEQ = RESERVED_PREFIX + "seq"
 OCC = RESERVED_PREFIX + "occ"
+KEY = RESERVED_PREFIX + "key"
 SIDE = RESERVED_PREFIX + "side"
 LINE = RESERVED_PREFIX + "line"
 BUCKET = RESERVED_PREFIX + "bucket"
@@ -133,17 +135,30 @@ def prepare(frame: DataFrame, plan: ColumnPlan, is_old: bool) -> DataFrame:
 
 def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: StructType,
                  new_schema: StructType) -> DataFrame:
-    """Row numbers within a key on each side, then a full outer join on key (null-safe)
-    and row number."""
+    """Row numbers within a key on each side, then a full outer join on key and row number.
+
+    Each key column joins as two plain columns, its value with nulls replaced and a null
+    flag: null-safe, and (unlike `<=>`, which Spark rewrites) the same columns the row
+    numbers were partitioned by, so the join can reuse that partitioning where Spark
+    allows it (`spark.sql.requireAllClusterKeysForCoPartition=false`: one shuffle a side
+    instead of two), and the sorts keep Spark's fast prefix comparison of atomic values.
+    """
     keys = [key_name(index) for index in range(len(plan.key))]
-    by_key = Window.partitionBy(*keys).orderBy(SEQ)
 
     def side(frame: DataFrame, tag: str) -> DataFrame:
+        parts = []
+        for key in keys:
+            parts += null_safe_parts(F.col(key), frame.schema[key].dataType)
+        join_keys = [part.alias(f"{KEY}{index}") for index, part in enumerate(parts)]
+        frame = frame.select(*join_keys, *[name for name in frame.columns if name != SEQ], SEQ)
+        by_key = Window.partitionBy(*[f"{KEY}{index}" for index in range(len(parts))]).orderBy(SEQ)
         frame = frame.withColumn(OCC, F.row_number().over(by_key)).drop(SEQ)
-        return frame.select(*[F.col(name).alias(f"{tag}_{name}") for name in frame.columns])
+        return frame.select(*[F.col(name).alias(f"{tag}_{name}") for name in frame.columns]), len(parts)
 
-    o, n = side(old, "o"), side(new, "n")
-    condition = [o[f"o_{name}"].eqNullSafe(n[f"n_{name}"]) for name in keys] + [o[f"o_{OCC}"] == n[f"n_{OCC}"]]
+    (o, parts), (n, _) = side(old, "o"), side(new, "n")
+    condition = o[f"o_{OCC}"] == n[f"n_{OCC}"]
+    for index in range(parts):
+        condition = (o[f"o_{KEY}{index}"] == n[f"n_{KEY}{index}"]) & condition
     joined = o.join(n, on=condition, how="full_outer")
     old_absent, new_absent = F.col(f"o_{OCC}").isNull(), F.col(f"n_{OCC}").isNull()
     same = F.lit(True)
@@ -158,6 +173,20 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
         output += [value_column("o", index, plan.old_source[name], old_schema, plan.new_source[name], new_schema).alias("left_" + name),
                    value_column("n", index, plan.new_source[name], new_schema, plan.old_source[name], old_schema).alias("right_" + name)]
     return joined.select(*output)
+
+
+def null_safe_parts(value: Column, data_type) -> list[Column]:
+    """Plain columns equal exactly when `value <=> other`: the value with nulls replaced by
+    a fixed one of its type, and a null flag. A nested type travels as a one-field struct,
+    whose equality Spark already makes null-safe."""
+    defaults = {BooleanType: F.lit(False), StringType: F.lit(""), BinaryType: F.lit(bytearray()),
+                DateType: F.lit(0).cast("date"), TimestampType: F.lit(0).cast("timestamp")}
+    if isinstance(data_type, NumericType):
+        return [F.coalesce(value, F.lit(0).cast(data_type)), value.isNull()]
+    for kind, default in defaults.items():
+        if type(data_type) is kind:
+            return [F.coalesce(value, default), value.isNull()]
+    return [F.struct(value)]
 
 
 def value_column(tag: str, index: int, source: str | None, schema: StructType, other: str | None,
@@ -246,14 +275,20 @@ def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: 
         partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     keys = [key_name(index) for index in range(len(plan.key))]
 
-    def lines(frame: DataFrame, tag: str, side: int) -> DataFrame:
-        members = [name for name in frame.columns if name != SEQ]
-        text = F.to_json(F.struct(*[F.col(name) for name in members]), {"ignoreNullFields": "false"})
-        return frame.select(*keys, SEQ, F.lit(side).alias(SIDE), F.concat(F.lit(tag), text).alias(LINE))
+    # Rows travel the shuffle typed (smaller than their text) and become JSON after it.
+    def tagged_side(frame: DataFrame, side: int) -> DataFrame:
+        row = F.struct(*[F.col(name) for name in frame.columns if name != SEQ])
+        rows = [row if side == 0 else F.lit(None), F.lit(None) if side == 0 else row]
+        return frame.select(*keys, SEQ, F.lit(side).alias(SIDE), rows[0].alias("o"), rows[1].alias("n"))
 
-    tagged = lines(old, "o", 0).unionByName(lines(new, "n", 1))
-    tagged = (tagged.repartition(partitions, *[F.col(name) for name in keys])
-              .sortWithinPartitions(SIDE, SEQ).select(LINE))
+    old_side, new_side = tagged_side(old, 0), tagged_side(new, 1)
+    old_side = old_side.withColumn("n", F.lit(None).cast(new_side.schema["n"].dataType))
+    new_side = new_side.withColumn("o", F.lit(None).cast(old_side.schema["o"].dataType))
+    json_options = {"ignoreNullFields": "false"}
+    line = F.when(F.col(SIDE) == 0, F.concat(F.lit("o"), F.to_json(F.col("o"), json_options))) \
+        .otherwise(F.concat(F.lit("n"), F.to_json(F.col("n"), json_options)))
+    tagged = (old_side.unionByName(new_side).repartition(partitions, *[F.col(name) for name in keys])
+              .sortWithinPartitions(SIDE, SEQ).select(line.alias(LINE)))
     ignored = [value_name(index) for index, name in enumerate(plan.values) if name not in plan.compared]
     arguments = [binary, "--input", "jsonl", "--key", ",".join(keys), "--ignore-order", "--format", "jsonl", "--whole-rows"]
     if ignored:
@@ -270,34 +305,51 @@ def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: 
     environment = jvm.java.util.HashMap()
     piped = java_lines.pipe(command, environment, False, 1 << 16, "UTF-8")
     answers = spark._jsparkSession.createDataset(piped.rdd(), strings)
-    # An object read as a string keeps its JSON text, parsed below with each side's types.
-    schema = "`change` STRING, `values` STRING, `oldValues` STRING, `newValues` STRING"
-    parsed = DataFrame(spark._jsparkSession.read().schema(schema).json(answers), spark)
-    parsed = parsed.where(F.col("change").isin("deleted", "inserted", "updated", "unchanged"))
-
     old_struct = side_schema(plan, old_schema, is_old=True)
     new_struct = side_schema(plan, new_schema, is_old=False)
+    either = either_schema(old_struct, new_struct)
+    schema = StructType([StructField("change", StringType()), StructField("values", either),
+                         StructField("oldValues", old_struct), StructField("newValues", new_struct)])
+    reader = spark._jsparkSession.read().schema(jvm.org.apache.spark.sql.types.DataType.fromJson(schema.json()))
+    parsed = DataFrame(reader.json(answers), spark)
     change = F.col("change")
-    left = F.from_json(F.when(change == "deleted", F.col("values")).otherwise(F.col("oldValues")), old_struct)
-    right = F.from_json(F.when(change == "inserted", F.col("values")).otherwise(F.col("newValues")), new_struct)
-    rows = parsed.select(F.when(change == "deleted", "D").when(change == "inserted", "I")
-                         .when(change == "updated", "C").otherwise("N").alias("diff"),
-                         left.alias("left"), right.alias("right"))
-    output = [F.col("diff")]
-    output += [F.when(F.col("diff") == "I", F.col(f"right.{key}")).otherwise(F.col(f"left.{key}")).alias(name)
-               for key, name in zip(keys, plan.key)]
+    parsed = parsed.where(change.isin("deleted", "inserted", "updated", "unchanged"))
+    deleted, inserted = change == "deleted", change == "inserted"
+
+    def left(field: str) -> Column:
+        return F.when(deleted, F.col(f"values.{field}").cast(old_struct[field].dataType)).otherwise(F.col(f"oldValues.{field}"))
+
+    def right(field: str) -> Column:
+        return F.when(inserted, F.col(f"values.{field}").cast(new_struct[field].dataType)).otherwise(F.col(f"newValues.{field}"))
+
+    output = [F.when(deleted, "D").when(inserted, "I").when(change == "updated", "C").otherwise("N").alias("diff")]
+    output += [F.when(inserted, right(key)).otherwise(left(key)).alias(name) for key, name in zip(keys, plan.key)]
     for index, name in enumerate(plan.values):
         value = value_name(index)
         if plan.old_source[name] is None:
             left_value = F.lit(None).cast(new_schema[plan.new_source[name]].dataType)
         else:
-            left_value = F.col(f"left.{value}")
+            left_value = left(value)
         if plan.new_source[name] is None:
             right_value = F.lit(None).cast(old_schema[plan.old_source[name]].dataType)
         else:
-            right_value = F.col(f"right.{value}")
+            right_value = right(value)
         output += [left_value.alias("left_" + name), right_value.alias("right_" + name)]
-    return rows.select(*output)
+    return parsed.select(*output)
+
+
+def either_schema(old: StructType, new: StructType) -> StructType:
+    """The type `values` is read with (an old row when deleted, a new one when inserted):
+    every field of either side; where the sides' types differ (integers and decimals, see
+    `check_types`), a decimal wide enough for both, cast back to the side's type after."""
+    fields = {field.name: field.dataType for field in old.fields}
+    for field in new.fields:
+        if field.name in fields and fields[field.name] != field.dataType:
+            scales = [getattr(kind, "scale", 0) for kind in (fields[field.name], field.dataType)]
+            fields[field.name] = DecimalType(38, max(scales))
+        else:
+            fields.setdefault(field.name, field.dataType)
+    return StructType([StructField(name, kind) for name, kind in fields.items()])
 
 
 def side_schema(plan: ColumnPlan, schema: StructType, is_old: bool) -> StructType:

@@ -234,10 +234,18 @@ def test_bad_requests_say_what_is_wrong(spark):
     for call, message in cases:
         with pytest.raises(DiffInputError, match=message):
             call()
-    # Widening an integer column is no type change for the comparison.
-    widened = frame(spark, [(1, 2)], "id int, v bigint")
-    narrow = frame(spark, [(1, 2)], "id int, v int")
-    assert [row["diff"] for row in diff(narrow, widened, key="id").collect()] == ["N"]
+
+
+def test_widened_numbers_compare_as_numbers_in_both_engines(spark):
+    narrow = frame(spark, [(1, 2, "1.50"), (3, 4, "2.00"), (6, 7, "3.25")], "id int, v int, d string") \
+        .selectExpr("id", "v", "cast(d as decimal(5, 2)) as d")
+    wide = frame(spark, [(1, 2, "1.5"), (5, 5_000_000_000, "9.9"), (6, 8, "3.2")], "id int, v bigint, d string") \
+        .selectExpr("id", "v", "cast(d as decimal(12, 1)) as d")
+    for engine in ("spark", "binary"):
+        rows = sorted(diff(narrow, wide, key="id", engine=engine, binary=BINARY).collect(), key=lambda row: row["id"])
+        assert [(row["diff"], row["id"]) for row in rows] == [("N", 1), ("D", 3), ("I", 5), ("C", 6)], engine
+        assert (rows[1]["left_v"], rows[2]["right_v"]) == (4, 5_000_000_000), engine
+        assert (str(rows[1]["left_d"]), str(rows[2]["right_d"]), str(rows[3]["right_d"])) == ("2.00", "9.9", "3.2"), engine
 
 
 def test_a_failing_executable_fails_the_job(spark, tmp_path):
