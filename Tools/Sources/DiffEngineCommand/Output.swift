@@ -197,13 +197,18 @@ struct KeyedRenderer {
     /// The changeset lists only changes, so the pairs are found again: every kept old row
     /// that is neither deleted nor updated pairs with a new row of the same key, and since
     /// the engine pairs the k-th occurrences of a key, so do the rows left after its changes
-    /// are taken out. Sorting both sides by key (hash, then bytes, then row) makes that one
-    /// merge: O(n log n) whatever the keys, duplicates and hash collisions included.
+    /// are taken out. Both sides sorted by (key hash, row) make that one merge; a run of
+    /// equal hashes whose keys differ (a collision) is sorted by key bytes first.
+    /// O(n log n) whatever the keys.
     func unchangedPairs(_ lists: ChangeLists) -> [(old: Int, new: Int)] {
-        func remaining(_ rows: TableRows, kept: [Int], taken: [Int]) -> [Int] {
+        func remaining(_ rows: TableRows, kept: [Int], taken: [Int]) -> [(hash: UInt64, row: Int)] {
             var isTaken = [Bool](repeating: false, count: rows.count)
             for row in taken { isTaken[row] = true }
-            return kept.filter { !isTaken[$0] }.sorted { a, b in keyOrder(rows, a, rows, b) ?? (a < b) }
+            var result: [(hash: UInt64, row: Int)] = []
+            result.reserveCapacity(kept.count - taken.count)
+            for row in kept where !isTaken[row] { result.append((rows.keyHashes[row], row)) }
+            result.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.row < $1.row }
+            return result
         }
         let old = remaining(diff.old, kept: diff.oldRowOf, taken: lists.deleted + lists.updated.map(\.old))
         let new = remaining(diff.new, kept: diff.newRowOf, taken: lists.inserted + lists.updated.map(\.new))
@@ -211,23 +216,46 @@ struct KeyedRenderer {
         pairs.reserveCapacity(min(old.count, new.count))
         var i = 0, j = 0
         while i < old.count && j < new.count {
-            switch keyOrder(diff.old, old[i], diff.new, new[j]) {
-            case nil: pairs.append((old[i], new[j])); i += 1; j += 1
-            case true?: i += 1
-            case false?: j += 1
+            let hash = old[i].hash
+            if hash != new[j].hash {
+                if hash < new[j].hash { i += 1 } else { j += 1 }
+                continue
+            }
+            var oldEnd = i + 1, newEnd = j + 1
+            while oldEnd < old.count && old[oldEnd].hash == hash { oldEnd += 1 }
+            while newEnd < new.count && new[newEnd].hash == hash { newEnd += 1 }
+            defer { i = oldEnd; j = newEnd }
+            if oldEnd - i == 1 && newEnd - j == 1 { // the usual case: one row a side
+                if diff.old.key(old[i].row).elementsEqual(diff.new.key(new[j].row)) { pairs.append((old[i].row, new[j].row)) }
+                continue
+            }
+            var oldRun = old[i..<oldEnd].map(\.row), newRun = new[j..<newEnd].map(\.row)
+            let first = diff.old.key(oldRun[0])
+            let oneKey = oldRun.allSatisfy { diff.old.key($0).elementsEqual(first) }
+                && newRun.allSatisfy { diff.new.key($0).elementsEqual(first) }
+            if oneKey {
+                for (a, b) in zip(oldRun, newRun) { pairs.append((a, b)) }
+            } else {
+                // Colliding keys: by bytes, then row, so each key's k-th rows meet.
+                func byKey(_ rows: TableRows) -> (Int, Int) -> Bool {
+                    { a, b in
+                        let left = rows.key(a), right = rows.key(b)
+                        return left.elementsEqual(right) ? a < b : left.lexicographicallyPrecedes(right)
+                    }
+                }
+                oldRun.sort(by: byKey(diff.old))
+                newRun.sort(by: byKey(diff.new))
+                var a = 0, b = 0
+                while a < oldRun.count && b < newRun.count {
+                    let left = diff.old.key(oldRun[a]), right = diff.new.key(newRun[b])
+                    if left.elementsEqual(right) {
+                        pairs.append((oldRun[a], newRun[b])); a += 1; b += 1
+                    } else if left.lexicographicallyPrecedes(right) { a += 1 } else { b += 1 }
+                }
             }
         }
         pairs.sort { $0.new < $1.new }
         return pairs
-    }
-
-    /// Whether row `a`'s key sorts before row `b`'s (by hash, then bytes); nil when equal.
-    private func keyOrder(_ left: TableRows, _ a: Int, _ right: TableRows, _ b: Int) -> Bool? {
-        let leftHash = left.keyHashes[a], rightHash = right.keyHashes[b]
-        if leftHash != rightHash { return leftHash < rightHash }
-        let leftKey = left.key(a), rightKey = right.key(b)
-        if leftKey.elementsEqual(rightKey) { return nil }
-        return leftKey.lexicographicallyPrecedes(rightKey)
     }
 
     /// `{"id": "7"}`: the key columns and their values.
