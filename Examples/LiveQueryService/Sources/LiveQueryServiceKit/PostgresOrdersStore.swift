@@ -18,8 +18,24 @@ import PostgresNIO
 /// A statement that changed more rows than fit a notification (about 7,000 bytes of ids)
 /// notifies without ids (`*`): every query reads its rows again.
 public final class PostgresOrdersStore: OrderStore {
-    private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The connection pool in use, and the task that runs it. A pool can be replaced (see
+    /// `renewPool`); every operation takes the current one.
+    private struct Pool {
+        let client: PostgresClient
+        let runner: Task<Void, Never>
+
+        init(_ configuration: PostgresClient.Configuration) {
+            let client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "live-query-service.postgres.pool"))
+            self.client = client
+            runner = Task { await client.run() }
+        }
+    }
+
+    private let configuration: PostgresClient.Configuration
+    private let pool: Mutex<Pool>
+    private var client: PostgresClient { pool.withLock { $0.client } }
+    /// How long the listener may wait for a connection before its pool counts as stuck.
+    static let connectDeadline: Duration = .seconds(10)
     private let listener = Mutex<Task<Void, Never>?>(nil)
     private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
     private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
@@ -37,13 +53,12 @@ public final class PostgresOrdersStore: OrderStore {
     /// table, its indexes and triggers when missing, seeds `seedRows` orders into an empty
     /// table, and starts listening for commits; returns once it listens.
     public init(url: String, seedRows: Int) async throws {
-        client = PostgresClient(configuration: try Self.configuration(url), backgroundLogger: Logger(label: "live-query-service.postgres.pool"))
-        let client = self.client
-        runner = Task { await client.run() }
+        configuration = try Self.configuration(url)
+        pool = Mutex(Pool(configuration))
         do {
             try await prepare(seed: seedRows)
         } catch {
-            runner.cancel()
+            pool.withLock { $0.runner.cancel() }
             throw error
         }
         let (first, firstListen) = AsyncStream<Void>.makeStream()
@@ -54,7 +69,7 @@ public final class PostgresOrdersStore: OrderStore {
 
     deinit {
         listener.withLock { $0?.cancel() }
-        runner.cancel()
+        pool.withLock { $0.runner.cancel() }
     }
 
     /// Stops listening and closes the connections.
@@ -65,8 +80,24 @@ public final class PostgresOrdersStore: OrderStore {
         }
         task?.cancel()
         await task?.value
+        let runner = pool.withLock { $0.runner }
         runner.cancel()
         await runner.value
+    }
+
+    /// Replaces a pool that made no connection within `connectDeadline` with a new one,
+    /// and shuts the old one down, which fails whatever still waits on it. (Seen once in
+    /// CI: after PostgreSQL restarted, postgres-nio's pool never connected again, and every
+    /// write waited forever.) Does nothing if `stale` was already replaced.
+    private func renewPool(replacing stale: PostgresClient) {
+        let old = pool.withLock { current -> Pool? in
+            guard current.client === stale else { return nil }
+            defer { current = Pool(configuration) }
+            return current
+        }
+        guard let old else { return }
+        logger.warning("no PostgreSQL connection within \(Self.connectDeadline): replacing the connection pool")
+        old.runner.cancel()
     }
 
     static func configuration(_ url: String) throws -> PostgresClient.Configuration {
@@ -176,33 +207,40 @@ public final class PostgresOrdersStore: OrderStore {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
+                let client = self.client
+                let state = Mutex((listened: false, ended: false))
+                // The attempt runs on its own, so that a pool stuck before giving a
+                // connection cannot hold the loop: past the deadline the pool is replaced
+                // and the attempt abandoned (cancelled, not awaited).
+                let attempt = Task {
+                    defer { state.withLock { $0.ended = true } }
+                    try await self.listen(on: client) { state.withLock { $0.listened = true } }
+                }
+                let deadline = ContinuousClock.now + Self.connectDeadline
+                var stuck = false
+                while true {
+                    let (listened, ended) = state.withLock { ($0.listened, $0.ended) }
+                    if listened || ended { break }
+                    if Task.isCancelled {
+                        attempt.cancel()
+                        return
+                    }
+                    if ContinuousClock.now >= deadline {
+                        stuck = true
+                        break
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                if stuck {
+                    attempt.cancel()
+                    self.renewPool(replacing: client)
+                    continue
+                }
                 do {
-                    try await self.client.withConnection { connection in
-                        try await connection.listen(on: Self.channel) { notifications in
-                            // LISTEN took effect: commits from here on are delivered; the ones
-                            // before it (while disconnected, or before the first listen) are
-                            // covered by reading every query again.
-                            self.listens.withLock { $0 += 1 }
-                            self.committed(CommitChanges.unknown, at: OrdersStore.milliseconds())
-                            for callback in self.listening.withLock({ $0 }) { callback() }
-                            // The notifications do not end when the connection dies (seen when the
-                            // server restarts): a query every second on the same connection does
-                            // fail, and ends both.
-                            try await withThrowingTaskGroup(of: Void.self) { group in
-                                group.addTask {
-                                    for try await notification in notifications { await self.received(notification.payload) }
-                                    throw WriteError("the notifications ended")
-                                }
-                                group.addTask {
-                                    while true {
-                                        try await Task.sleep(for: .seconds(1))
-                                        try await connection.query("SELECT 1", logger: self.logger)
-                                    }
-                                }
-                                try await group.next()
-                                group.cancelAll()
-                            }
-                        }
+                    try await withTaskCancellationHandler {
+                        try await attempt.value
+                    } onCancel: {
+                        attempt.cancel()
                     }
                 } catch {
                     if Task.isCancelled { return }
@@ -212,6 +250,39 @@ public final class PostgresOrdersStore: OrderStore {
             }
         }
         listener.withLock { $0 = task }
+    }
+
+    /// One listening session on one connection of `client`, until that connection fails;
+    /// `listened` is called once LISTEN took effect.
+    private func listen(on client: PostgresClient, listened: @escaping @Sendable () -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+                // LISTEN took effect: commits from here on are delivered; the ones
+                // before it (while disconnected, or before the first listen) are
+                // covered by reading every query again.
+                listened()
+                self.listens.withLock { $0 += 1 }
+                self.committed(CommitChanges.unknown, at: OrdersStore.milliseconds())
+                for callback in self.listening.withLock({ $0 }) { callback() }
+                // The notifications do not end when the connection dies (seen when the
+                // server restarts): a query every second on the same connection does
+                // fail, and ends both.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications { await self.received(notification.payload) }
+                        throw WriteError("the notifications ended")
+                    }
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: .seconds(1))
+                            try await connection.query("SELECT 1", logger: self.logger)
+                        }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
     }
 
     /// One notification: `MILLISECONDS:ID,ID,…` or `MILLISECONDS:*`. The rows of the ids are
