@@ -57,6 +57,8 @@ while let argument = arguments.next() {
 
 if ports.isEmpty { ports = [port] }
 port = ports[0]
+// Read by the clients' tasks: fixed now that the arguments are parsed.
+let nodePorts = ports, nodePIDs = serverPIDs, killSeconds = killAt
 
 /// The queries: every status, ordered by amount, id or recency, pages of 100-500 rows.
 let statuses: [String?] = [nil] + Order.statuses.map { $0 }
@@ -95,7 +97,7 @@ final class Stats: @unchecked Sendable {
         try record { stats in
             stats.measuring = false
             for (client, events) in stats.pending {
-                guard var (spec, mirror) = stats.mirrors[client] else { continue }
+                guard case (let spec, var mirror)? = stats.mirrors[client] else { continue }
                 for event in events { try mirror.apply(event) }
                 stats.mirrors[client] = (spec, mirror)
             }
@@ -190,10 +192,10 @@ let clients = Task {
             let (spec, headers) = clientQuery(client)
             group.addTask {
                 // A client whose node goes away reconnects to the next one.
-                var node = client % ports.count, failures = 0
+                var node = client % nodePorts.count, failures = 0
                 while !Task.isCancelled && failures < 50 {
                 do {
-                    try await WebSocketClient.connect(url: url(spec, port: ports[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers),
+                    try await WebSocketClient.connect(url: url(spec, port: nodePorts[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers),
                                                       eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
                         var fullSize = 1
                         for try await message in inbound.messages(maxSize: 64 << 20) {
@@ -241,7 +243,7 @@ let clients = Task {
                 if Task.isCancelled { return }
                 // The node closed the connection or refused it: the next node, after a moment.
                 stats.record { stats in if stats.lostAt[client] == nil { stats.lostAt[client] = milliseconds() } }
-                node = (node + 1) % ports.count
+                node = (node + 1) % nodePorts.count
                 try? await Task.sleep(for: .milliseconds(50 + client % 100))
                 }
                 if !Task.isCancelled { stats.record { $0.errors.append("client \(client): no node took it after 50 tries") } }
@@ -270,13 +272,13 @@ let requests = ports.map { port in
 stats.record { $0.measuring = true }
 let before = serverUsage()
 let cpuBefore = serverPIDs.map { processUsage($0).cpu }
-var peakRSS = before.rssMB
 let start = Date()
 final class Counter: @unchecked Sendable {
     let lock = NSLock()
-    var commits = 0, errors = 0
+    var commits = 0, errors = 0, peakRSS = 0.0
 }
 let counter = Counter()
+counter.peakRSS = before.rssMB
 let writers = 4, runSeconds = seconds, rate = commitsPerSecond
 // WRITERS workers, each paced to its share of the rate, so a slow commit does not stall the pace.
 await withTaskGroup(of: Void.self) { group in
@@ -299,20 +301,20 @@ await withTaskGroup(of: Void.self) { group in
     }
     if let killNode, killNode < serverPIDs.count {
         group.addTask {
-            try? await Task.sleep(for: .seconds(killAt))
-            kill(serverPIDs[killNode], SIGKILL)
-            print("live-query-load: killed node \(killNode) (port \(ports[killNode])) at \(Int(killAt)) s")
+            try? await Task.sleep(for: .seconds(killSeconds))
+            kill(nodePIDs[killNode], SIGKILL)
+            print("live-query-load: killed node \(killNode) (port \(nodePorts[killNode])) at \(Int(killSeconds)) s")
         }
     }
     group.addTask {
         while Date().timeIntervalSince(start) < runSeconds {
             try? await Task.sleep(for: .seconds(1))
             let rss = serverUsage().rssMB
-            counter.lock.withLock { peakRSS = max(peakRSS, rss) }
+            counter.lock.withLock { counter.peakRSS = max(counter.peakRSS, rss) }
         }
     }
 }
-let (commits, writeErrors) = counter.lock.withLock { (counter.commits, counter.errors) }
+let (commits, writeErrors, peakRSS) = counter.lock.withLock { (counter.commits, counter.errors, counter.peakRSS) }
 let writeSeconds = Date().timeIntervalSince(start)
 let after = serverUsage()
 // The CPU of the nodes still running at the end (a killed node's is not counted).
