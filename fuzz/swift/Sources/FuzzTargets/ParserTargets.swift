@@ -74,12 +74,24 @@ private func fuzzTable(_ data: UnsafeRawBufferPointer, json: Bool) {
         if zip(rows.lines, rows.lines.dropFirst()).contains(where: { $0 >= $1 }) || zip(rows.offsets, rows.offsets.dropFirst()).contains(where: { $0 >= $1 }) {
             fail("record lines or offsets do not increase", problems: ["\(rows.lines)"], details: "", input: Array(data))
         }
-        let arguments = [path, path, "--key", "id", "--input", json ? "jsonl" : "csv", "--format", "json"]
+        // Against itself, with every pair listed: each row pairs with itself, once.
+        let arguments = [path, path, "--key", "id", "--input", json ? "jsonl" : "csv", "--format", "jsonl", "--unchanged", "--whole-rows"]
         guard let command = try? DiffEngineCommand.parse(arguments), let output = try? command.output() else {
             fail("the file does not diff against itself", problems: [], details: "", input: Array(data))
             return
         }
-        if output.differs { fail("a file differs from itself", problems: [], details: String(decoding: output.bytes, as: UTF8.self), input: Array(data)) }
+        let text = String(decoding: output.bytes, as: UTF8.self)
+        if output.differs { fail("a file differs from itself", problems: [], details: text, input: Array(data)) }
+        let entries = text.split(separator: "\n")
+        let selfPairs = entries.filter { entry in
+            guard entry.hasPrefix("{\"change\":\"unchanged\""), let old = entry.firstRange(of: ",\"oldRow\":"),
+                  let new = entry.firstRange(of: ",\"newRow\":") else { return false }
+            return entry[old.upperBound...].prefix(while: \.isNumber) == entry[new.upperBound...].prefix(while: \.isNumber)
+        }
+        if entries.count != rows.count || selfPairs.count != rows.count {
+            fail("rows do not each pair with themselves", problems: ["\(rows.count) rows, \(entries.count) entries, \(selfPairs.count) self-pairs"],
+                 details: text, input: Array(data))
+        }
     default:
         fail("one window fails and the other reads", problems: ["\(wide)", "\(narrow)"], details: "", input: Array(data))
     }
