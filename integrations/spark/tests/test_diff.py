@@ -255,3 +255,15 @@ def test_a_failing_executable_fails_the_job(spark, tmp_path):
     old = frame(spark, [(1, "a")], "id int, v string")
     with pytest.raises(Exception, match="exited with status 2"):
         diff(old, old, key="id", engine="binary", binary=str(broken)).collect()
+
+
+def test_column_names_with_dots_backticks_and_spaces(spark, tmp_path):
+    names = ["the id", "a.b", "c`d"]
+    old_rows = [(1, "x", "y"), (2, "p", "q")]
+    new_rows = [(1, "x", "z"), (3, "p", "q")]
+    schema = ", ".join(f"`{name.replace('`', '``')}` {kind}" for name, kind in zip(names, ["int", "string", "string"]))
+    frames = (frame(spark, old_rows, schema), frame(spark, new_rows, schema))
+    got = all_ways(frames, ["the id"], ["a.b", "c`d"])
+    expected = cli_entries(tmp_path, old_rows, new_rows, names, names, ["the id"], ["a.b", "c`d"], "jsonl")
+    assert got == expected
+    assert [entry[0] for entry in got] == ["C", "D", "I"]
