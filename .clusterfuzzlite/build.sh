@@ -36,6 +36,9 @@ for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     cp "$WORK/swift/release/$name" "$OUT/$name"
 done
 
+# --- Dictionaries (OSS-Fuzz passes $OUT/NAME.dict to NAME) ---
+cp -L fuzz/dictionaries/*.dict "$OUT/"
+
 # --- Seed corpora ---
 for name in fuzz_core fuzz_xxh3 fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     corpus="fuzz/corpus/${name#fuzz_}"

@@ -25,7 +25,7 @@ mkdir -p "$BUILD" "$WORK"
 commit=$(git rev-parse --short HEAD)
 
 echo "fuzz/campaign: building the campaign harnesses into $BUILD"
-CFLAGS=(-fuse-ld=lld -g -O2 -std=c11 -DDC_INTERNAL_CHECKS -ICDiffCore/include -fsanitize=fuzzer,undefined -fno-sanitize-recover=undefined)
+CFLAGS=(-g -O2 -std=c11 -DDC_INTERNAL_CHECKS -ICDiffCore/include -fsanitize=fuzzer,undefined -fno-sanitize-recover=undefined)
 if pkg-config --exists libxxhash 2>/dev/null; then
     read -r -a XXHASH_CFLAGS <<<"$(pkg-config --cflags libxxhash)"
     CFLAGS+=("${XXHASH_CFLAGS[@]}")
@@ -47,7 +47,7 @@ done
 for harness in fuzz/fuzz_*.c; do
     name=$(basename "$harness" .c)
     "$CLANG" "${PLAIN[@]}" -c "$harness" -o "$BUILD/$name.o"
-    "$CLANG" "${CFLAGS[@]}" "$BUILD"/core/*.o "$BUILD/reference_differ.o" "$BUILD/$name.o" -o "$BUILD/$name"
+    "$CLANG" -fuse-ld=lld "${CFLAGS[@]}" "$BUILD"/core/*.o "$BUILD/reference_differ.o" "$BUILD/$name.o" -o "$BUILD/$name"
 done
 # The Swift harnesses likewise without comparison tracing, in Swift and in the C core
 # (fuzz_swift_api: 508 -> 1,482 a second, the same coverage).
@@ -85,9 +85,10 @@ for name in ${FUZZ_HARNESSES:-fuzz_core fuzz_swift_api fuzz_xxh3 fuzz_csv fuzz_j
     harness_status=0
     # One core runs libFuzzer in process: its fork mode restarts a job every few seconds
     # and reloads part of the corpus each time (fuzz_core: 9,452 vs 14,467 a second).
-    parallel=(-fork="$CORES")
-    if [ "$CORES" = 1 ]; then parallel=(-print_final_stats=1); fi
-    "$BUILD/$name" "${parallel[@]}" -max_total_time="$seconds" -max_len="$(max_len "$name")" -timeout=10 \
+    options=(-fork="$CORES")
+    if [ "$CORES" = 1 ]; then options=(-print_final_stats=1); fi
+    if [ -f "fuzz/dictionaries/$name.dict" ]; then options+=(-dict="fuzz/dictionaries/$name.dict"); fi
+    "$BUILD/$name" "${options[@]}" -max_total_time="$seconds" -max_len="$(max_len "$name")" -timeout=10 \
         -artifact_prefix="$WORK/$name-" "$found" "fuzz/corpus/${name#fuzz_}" >"$run_log" 2>&1 || harness_status=$?
     elapsed=$(( $(date +%s) - started ))
     # The fork mode's status lines: "#EXECUTIONS: cov: C ft: F corp: … exec/s: … crash: N …";

@@ -33,7 +33,9 @@ for name in fuzz_core fuzz_xxh3 fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     seeds="$scratch/seeds-$name"
     mkdir -p "$seeds"
     (cd "$seeds" && unzip -q "$OUT/${name}_seed_corpus.zip")
-    if ! "$OUT/$name" -runs=0 "$seeds" >"$scratch/$name.log" 2>&1; then
+    dictionary=()
+    if [ -f "$OUT/$name.dict" ]; then dictionary=(-dict="$OUT/$name.dict"); fi
+    if ! "$OUT/$name" -runs=0 "${dictionary[@]}" "$seeds" >"$scratch/$name.log" 2>&1; then
         echo "clusterfuzzlite-check: $name failed on its seed corpus:"
         tail -20 "$scratch/$name.log"
         status=1

@@ -26,7 +26,9 @@ for name in "${harnesses[@]}"; do
         log="$OUT/$name.log"
         status=0
         # -timeout: an input that takes seconds is a hang (inputs are at most 4 KB).
-        "$binary" -max_total_time="$SECONDS_EACH" -max_len=4096 -timeout=10 -print_final_stats=1 \
+        dictionary=()
+        if [ -f "fuzz/dictionaries/$name.dict" ]; then dictionary=(-dict="fuzz/dictionaries/$name.dict"); fi
+        "$binary" -max_total_time="$SECONDS_EACH" -max_len=4096 -timeout=10 -print_final_stats=1 "${dictionary[@]}" \
             -artifact_prefix="$OUT/$name-" "$work" "$corpus" >"$log" 2>&1 || status=$?
         grep -E "stat::number_of_executed_units|^Done" "$log" || true
         rm -rf "$work"
