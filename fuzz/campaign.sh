@@ -12,7 +12,8 @@
 #   UPDATE_CORPUS=1 bash fuzz/campaign.sh 1  # also copy the minimised new inputs into fuzz/corpus
 #
 # Environment: FUZZ_WORK (scratch folder, default /tmp/diffengine-fuzz), FUZZ_CORES (2),
-# FUZZ_HARNESSES (which harnesses, all six by default).
+# FUZZ_HARNESSES (which harnesses, all six by default), FUZZ_SECONDS (each harness runs this
+# long instead of its share of HOURS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HOURS=${1:-1}
@@ -76,7 +77,7 @@ max_len() {
 
 status=0
 for name in ${FUZZ_HARNESSES:-fuzz_core fuzz_swift_api fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl}; do
-    seconds=$(python3 -c "print(max(60, int($HOURS * 3600 * $(share "$name") / 100)))")
+    seconds=${FUZZ_SECONDS:-$(python3 -c "print(max(60, int($HOURS * 3600 * $(share "$name") / 100)))")}
     found="$WORK/$name"
     mkdir -p "$found"
     echo "fuzz/campaign: $name for ${seconds}s on $CORES cores"
