@@ -36,6 +36,9 @@ public final class PostgresOrdersStore: OrderStore {
     private var client: PostgresClient { pool.withLock { $0.client } }
     /// How long the listener may wait for a connection before its pool counts as stuck.
     static let connectDeadline: Duration = .seconds(10)
+    /// How long the listener's connection may take to answer its heartbeat before it counts
+    /// as cut off.
+    static let heartbeatDeadline: Duration = .seconds(3)
     private let listener = Mutex<Task<Void, Never>?>(nil)
     private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
     private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
@@ -266,7 +269,10 @@ public final class PostgresOrdersStore: OrderStore {
                 for callback in self.listening.withLock({ $0 }) { callback() }
                 // The notifications do not end when the connection dies (seen when the
                 // server restarts): a query every second on the same connection does
-                // fail, and ends both.
+                // fail, and ends both. A connection whose path died silently (no reset: a
+                // firewall dropping its state, a cable) answers nothing ever, and TCP takes
+                // about 15 minutes to give up on it: so the query has a deadline, and past
+                // it the connection is closed, which fails whatever waits on it.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications { await self.received(notification.payload) }
@@ -275,7 +281,14 @@ public final class PostgresOrdersStore: OrderStore {
                     group.addTask {
                         while true {
                             try await Task.sleep(for: .seconds(1))
-                            try await connection.query("SELECT 1", logger: self.logger)
+                            do {
+                                try await withDeadline(Self.heartbeatDeadline) {
+                                    _ = try await connection.query("SELECT 1", logger: self.logger)
+                                }
+                            } catch {
+                                try? await connection.close()
+                                throw error
+                            }
                         }
                     }
                     try await group.next()

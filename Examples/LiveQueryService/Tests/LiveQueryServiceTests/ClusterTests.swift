@@ -151,6 +151,36 @@ final class RotatingClient: @unchecked Sendable {
         for node in nodes { await node.stop() }
     }
 
+    /// What is lost when a node's path to PostgreSQL dies silently and comes back (no reset
+    /// and no end: bytes just vanish, as through a firewall that dropped its state): nothing.
+    /// The node's listener notices within seconds (its heartbeat has a deadline), its reads
+    /// give up at theirs, and once the path is back it connects again, reads every query
+    /// again, and its clients, still connected to it, converge.
+    @Test func aNodeCutOffSilentlyFromPostgresRecoversAndItsClientsConverge() async throws {
+        let direct = try await RunningService(.postgres, seed: 400)
+        let relay = try CuttableRelay(to: URLComponents(string: direct.location)!.port!)
+        defer { relay.stop() }
+        let cutOff = try await RunningService(.postgres, seed: 400, location: relay.relaying(direct.location))
+        let nodes = [cutOff, direct]
+        let clients = await connect(4, to: nodes) // clients 0 and 2 on the node that is cut off
+        var generator = SplitMix64(seed: 38)
+        try await write(0..<30, through: nodes, using: &generator)
+        #expect(try await eventually { try await converged(clients, on: direct.store) })
+        let listensBefore = (cutOff.store as! PostgresOrdersStore).listenCount
+        relay.cut()
+        try await write(30..<60, through: [direct], using: &generator)
+        try await Task.sleep(for: .seconds(4)) // past the heartbeat's deadline
+        relay.restore()
+        try await write(60..<90, through: [direct], using: &generator)
+        #expect(await eventually(40) { (cutOff.store as! PostgresOrdersStore).listenCount > listensBefore })
+        #expect(try await eventually(40) { try await converged(clients, on: direct.store) })
+        #expect(clients.allSatisfy { $0.connectionCount == 1 })
+        for client in clients { await client.disconnect() }
+        await direct.stop()
+        relay.stop() // the cut-off node's connections end only with the relay
+        await cutOff.stop()
+    }
+
     /// Runs `scripts/postgres.sh COMMAND` on the restart test's own server (port 54333, its
     /// own folder), so that restarting it disturbs no other test; returns what it printed.
     /// Spawned and reaped by hand: Foundation's `Process` never saw this child exit here (it
