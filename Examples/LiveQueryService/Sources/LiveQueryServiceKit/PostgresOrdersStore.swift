@@ -39,6 +39,8 @@ public final class PostgresOrdersStore: OrderStore {
     /// How long the listener's connection may take to answer its heartbeat before it counts
     /// as cut off.
     static let heartbeatDeadline: Duration = .seconds(3)
+    /// How long a write may wait for the database's answer (as a live query's read may).
+    static let answerDeadline = SharedQuery.readDeadline
     private let listener = Mutex<Task<Void, Never>?>(nil)
     private let stamp = Mutex(CommitStamp(version: 0, committedAtMilliseconds: 0))
     private let listeners = Mutex<[@Sendable (CommitStamp, CommitChanges) -> Void]>([])
@@ -323,42 +325,55 @@ public final class PostgresOrdersStore: OrderStore {
 
     // MARK: Writes (each one transaction, one commit)
 
+    /// `work`, or `ReadTimedOut` once `answerDeadline` passes: a write sent on a connection
+    /// whose path died silently would otherwise wait for minutes, and its HTTP request with
+    /// it. (Whether such a write was applied is unknown: its answer is lost.)
+    private func answered<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withDeadline(Self.answerDeadline, work)
+    }
+
     public func insert(customer: String, status: String, amount: Int64, id: Int64?) async throws -> Order {
         try validateOrder(customer: customer, status: status, amount: amount)
-        let now = OrdersStore.milliseconds()
-        // A free id is taken by trying: nodes inserting at once may pick the same one.
-        for _ in 0..<8 {
-            let rows = try await integers(client.query("""
-                INSERT INTO orders (id, customer, status, amount, updated_at)
-                VALUES (COALESCE(\(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM orders)), \(customer), \(status), \(amount), \(now))
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id
-                """, logger: logger))
-            if let newID = rows.first { return Order(id: newID, customer: customer, status: status, amount: amount, updated_at: now) }
-            if let id { throw WriteError("order \(id) exists") }
+        return try await answered { [self] in
+            let now = OrdersStore.milliseconds()
+            // A free id is taken by trying: nodes inserting at once may pick the same one.
+            for _ in 0..<8 {
+                let rows = try await integers(client.query("""
+                    INSERT INTO orders (id, customer, status, amount, updated_at)
+                    VALUES (COALESCE(\(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM orders)), \(customer), \(status), \(amount), \(now))
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id
+                    """, logger: logger))
+                if let newID = rows.first { return Order(id: newID, customer: customer, status: status, amount: amount, updated_at: now) }
+                if let id { throw WriteError("order \(id) exists") }
+            }
+            throw WriteError("no free order id; try again")
         }
-        throw WriteError("no free order id; try again")
     }
 
     public func update(id: Int64, customer: String?, status: String?, amount: Int64?, owner: String?) async throws -> Order {
         try validateOrder(customer: customer, status: status, amount: amount)
-        let now = OrdersStore.milliseconds()
-        // The owner is checked in the statement itself: no other write can come in between.
-        let rows = try await orders(client.query("""
-            UPDATE orders SET customer = COALESCE(\(customer), customer), status = COALESCE(\(status), status),
-                              amount = COALESCE(\(amount), amount), updated_at = \(now)
-            WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner))
-            RETURNING id, customer, status, amount, updated_at
-            """, logger: logger))
-        guard let row = rows.first else { throw try await missing(id) }
-        return row
+        return try await answered { [self] in
+            let now = OrdersStore.milliseconds()
+            // The owner is checked in the statement itself: no other write can come in between.
+            let rows = try await orders(client.query("""
+                UPDATE orders SET customer = COALESCE(\(customer), customer), status = COALESCE(\(status), status),
+                                  amount = COALESCE(\(amount), amount), updated_at = \(now)
+                WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner))
+                RETURNING id, customer, status, amount, updated_at
+                """, logger: logger))
+            guard let row = rows.first else { throw try await missing(id) }
+            return row
+        }
     }
 
     public func delete(id: Int64, owner: String?) async throws {
-        let rows = try await integers(client.query("""
-            DELETE FROM orders WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner)) RETURNING id
-            """, logger: logger))
-        guard !rows.isEmpty else { throw try await missing(id) }
+        try await answered { [self] in
+            let rows = try await integers(client.query("""
+                DELETE FROM orders WHERE id = \(id) AND (\(owner)::TEXT IS NULL OR customer = \(owner)) RETURNING id
+                """, logger: logger))
+            guard !rows.isEmpty else { throw try await missing(id) }
+        }
     }
 
     /// Why a write of order `id` that changed nothing failed: the order is not there, or
@@ -382,29 +397,31 @@ public final class PostgresOrdersStore: OrderStore {
             default: updates += 1
             }
         }
-        let now = OrdersStore.milliseconds()
-        // One statement (data-modifying CTEs share one snapshot and commit together): one
-        // commit, without a transaction held open across round trips.
-        try await client.query("""
-            WITH top AS (SELECT COALESCE(MAX(id), 0) AS id FROM orders),
-            inserted AS (
-                INSERT INTO orders (id, customer, status, amount, updated_at)
-                SELECT top.id + g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
-                       (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
-                       100 + floor(random() * 99901)::BIGINT, \(now)
-                FROM top, generate_series(1, \(inserts)) AS g
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id),
-            deleted AS (
-                DELETE FROM orders WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(deletes)))
-                RETURNING id),
-            updated AS (
-                UPDATE orders SET status = (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
-                                  amount = 100 + floor(random() * 99901)::BIGINT, updated_at = \(now)
-                WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(updates)))
-                RETURNING id)
-            SELECT (SELECT count(*) FROM inserted) + (SELECT count(*) FROM deleted) + (SELECT count(*) FROM updated)
-            """, logger: logger)
+        try await answered { [self, inserts, deletes, updates] in
+            let now = OrdersStore.milliseconds()
+            // One statement (data-modifying CTEs share one snapshot and commit together): one
+            // commit, without a transaction held open across round trips.
+            try await client.query("""
+                WITH top AS (SELECT COALESCE(MAX(id), 0) AS id FROM orders),
+                inserted AS (
+                    INSERT INTO orders (id, customer, status, amount, updated_at)
+                    SELECT top.id + g, 'customer ' || (1 + floor(random() * 5000))::BIGINT,
+                           (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                           100 + floor(random() * 99901)::BIGINT, \(now)
+                    FROM top, generate_series(1, \(inserts)) AS g
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id),
+                deleted AS (
+                    DELETE FROM orders WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(deletes)))
+                    RETURNING id),
+                updated AS (
+                    UPDATE orders SET status = (ARRAY['open', 'paid', 'shipped', 'cancelled'])[1 + floor(random() * 4)::INT],
+                                      amount = 100 + floor(random() * 99901)::BIGINT, updated_at = \(now)
+                    WHERE id IN (SELECT (1 + floor(random() * top.id))::BIGINT FROM top, generate_series(1, \(updates)))
+                    RETURNING id)
+                SELECT (SELECT count(*) FROM inserted) + (SELECT count(*) FROM deleted) + (SELECT count(*) FROM updated)
+                """, logger: logger)
+        }
     }
 
     // MARK: Reads

@@ -219,8 +219,9 @@ func errorJSON(_ message: String) -> String {
 
 /// Runs a request's work: its bytes as a 200, a client's mistake as a 4xx with a one-line
 /// JSON error (400; 401 without a valid token; 403 for what the token may not do; 404 for a
-/// missing order; 413 for a body past `maximumBody`); only a failure of the server itself is
-/// a 500.
+/// missing order; 413 for a body past `maximumBody`); 503 when the database did not answer
+/// in time (the write may or may not have been applied); only a failure of the server
+/// itself is a 500.
 func respond(_ body: () async throws -> [UInt8]) async -> Response {
     do {
         let bytes = try await body()
@@ -234,6 +235,8 @@ func respond(_ body: () async throws -> [UInt8]) async -> Response {
         return json(status, errorJSON(error.message))
     } catch let error as AccessDenied {
         return error.response
+    } catch is ReadTimedOut {
+        return json(.serviceUnavailable, errorJSON("the database did not answer in time; the write may or may not have been applied"))
     } catch let error as any HTTPResponseError where (400..<500).contains(error.status.code) {
         // The body's reader refusing more than `maximumBody` bytes (NIOTooManyBytesError) is one.
         let message = error.status == .contentTooLarge ? "the body is larger than \(maximumBody) bytes" : error.status.reasonPhrase

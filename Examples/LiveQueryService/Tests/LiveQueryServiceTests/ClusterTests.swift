@@ -169,7 +169,10 @@ final class RotatingClient: @unchecked Sendable {
         let listensBefore = (cutOff.store as! PostgresOrdersStore).listenCount
         relay.cut()
         try await write(30..<60, through: [direct], using: &generator)
-        try await Task.sleep(for: .seconds(4)) // past the heartbeat's deadline
+        // A write through the cut-off node is answered, at its deadline (which is past the
+        // heartbeat's), with a 503 rather than left waiting.
+        let (status, answer) = try await cutOff.http("POST", "/api/churn?changes=1") // (the test nodes run without tokens)
+        #expect(status == 503, "\(answer)")
         relay.restore()
         try await write(60..<90, through: [direct], using: &generator)
         #expect(await eventually(40) { (cutOff.store as! PostgresOrdersStore).listenCount > listensBefore })
