@@ -115,36 +115,125 @@ public func frame(for event: QueryFeed.Event) -> ByteBuffer {
                                          version: payload.version, committedAt: payload.committedAt))
 }
 
-/// What a query needs to tell, on the writer's queue, whether a commit can change its rows:
-/// the ids and the last row of its rows as last read, or that a read is due anyway.
+/// A query's rows as last read or computed, kept on the writer's queue (in commit order), to
+/// tell what a commit does to them: nothing (the commit is skipped), something its changed
+/// rows decide (the new rows are computed here, without a read), or something only a read
+/// can tell.
 ///
 /// A commit can change the rows only if it changed one of them, or left a row that passes
-/// the filter and comes before the last one (or the page is not full). A skipped commit is
-/// always either followed by a read (one is pending: `readPending`, set from a refresh's
-/// start to its end and by every commit that can change the rows) or has left the rows as
-/// they were read; so the clients end at the database's rows.
+/// the filter and comes before the last one (or the page is not full). What it changed
+/// decides the new rows when the page held every matching row (it was not full), or when,
+/// after the commit, at least a page of the rows known (the old rows it left alone and the
+/// changed rows that match) comes no later than the old last row: every other matching row
+/// was behind the old last row and still is. A commit is always either skipped and leaves
+/// the rows as they were, or applied here, or followed by a read (`readPending`); commits
+/// that come while a read runs are applied to what it returns, since it may not have seen
+/// them, or the read is followed by another. So the clients end at the database's rows.
 struct ResultWindow {
     var readPending = true
-    var ids: Set<Int64> = []
-    var last: Order?
-    var count = 0
+    /// The commits that came since the running read started, to apply to what it returns
+    /// (it may or may not have seen them; applying a commit's rows again changes nothing);
+    /// nil when one of them cannot be applied, and the read must be followed by another.
+    private(set) var missed: [CommitChanges]? = []
+    /// Rows were computed from a commit and not yet published.
+    var unpublished = false
+    /// The rows, in the query's order.
+    private(set) var rows: [Order] = []
+    private var ids: Set<Int64> = []
+    /// How many commits changed the rows here, without a read of their own.
+    private(set) var appliedCommits = 0
+    /// At most this many commits are kept for a running read: past them, another read is
+    /// cheaper than applying them.
+    static let missedLimit = 64
 
-    /// Whether `changes` can change the rows (and if so, a read is now pending).
+    /// A window holding rows just read.
+    init(read rows: [Order]) {
+        readPending = false
+        self.rows = rows
+        ids = Set(rows.lazy.map(\.id))
+    }
+
+    /// A window that needs a read.
+    init() {}
+
+    /// A read starts: the commits from here on are kept for it.
+    mutating func readStarts() {
+        missed = []
+    }
+
+    /// Takes the rows a read returned, and applies the commits that came while it ran; a
+    /// read is still due if one of them cannot be applied.
+    mutating func read(_ rows: [Order], _ spec: QuerySpec) {
+        self.rows = rows
+        ids = Set(rows.lazy.map(\.id))
+        unpublished = false
+        readPending = missed == nil || missed!.contains { apply($0, spec) == .undecided }
+        missed = []
+    }
+
+    /// Whether `changes` can change the rows; if so, the rows are computed here when the
+    /// changes decide them (`unpublished`), or a read is now pending.
     mutating func admits(_ changes: CommitChanges, _ spec: QuerySpec) -> Bool {
-        if !readPending {
-            guard let rows = changes.rows, ids.isDisjoint(with: changes.ids) else { readPending = true; return true }
-            let entering = rows.contains { row in
-                spec.matches(row) && (count < spec.limit || last.map { spec.precedes(row, $0) } ?? true)
+        if readPending {
+            if missed != nil && missed!.count < Self.missedLimit && changes.rows != nil {
+                missed!.append(changes)
+            } else {
+                missed = nil
             }
-            guard entering else { return false }
+            return true
         }
-        readPending = true
-        return true
+        switch apply(changes, spec) {
+        case .unchanged: return false
+        case .changed:
+            unpublished = true
+            return true
+        case .undecided:
+            readPending = true
+            missed = nil // the commits until the read starts are in what it reads
+            return true
+        }
+    }
+
+    enum Outcome { case unchanged, changed, undecided }
+
+    /// Applies `changes` to the rows when they decide the new rows.
+    private mutating func apply(_ changes: CommitChanges, _ spec: QuerySpec) -> Outcome {
+        guard let changed = changes.rows else { return .undecided }
+        let last = rows.count < spec.limit ? nil : rows.last
+        let entering = changed.contains { row in spec.matches(row) && last.map { spec.precedes(row, $0) } ?? true }
+        if ids.isDisjoint(with: changes.ids) && !entering { return .unchanged }
+        guard let next = applying(changes.ids, now: changed, spec) else { return .undecided }
+        if next == rows { return .unchanged }
+        rows = next
+        ids = Set(next.lazy.map(\.id))
+        appliedCommits += 1
+        return .changed
+    }
+
+    /// The rows after a commit that changed `changedIDs`, whose rows are now `now` (an id
+    /// without a row was deleted), when those decide them; nil when only a read can tell.
+    /// Linear in the rows, plus a binary search for each changed row that matches.
+    func applying(_ changedIDs: Set<Int64>, now: [Order], _ spec: QuerySpec) -> [Order]? {
+        var known = rows.filter { !changedIDs.contains($0.id) }
+        for row in now where changedIDs.contains(row.id) && spec.matches(row) {
+            var low = 0, high = known.count
+            while low < high {
+                let middle = (low + high) / 2
+                if spec.precedes(known[middle], row) { low = middle + 1 } else { high = middle }
+            }
+            known.insert(row, at: low)
+        }
+        guard rows.count >= spec.limit else { return Array(known.prefix(spec.limit)) }
+        // Full: the rows no later than the old last one are decided; the rest may not be.
+        guard let boundary = rows.last else { return nil }
+        let decided = known.prefix { !spec.precedes(boundary, $0) }.count
+        return decided >= spec.limit ? Array(known.prefix(spec.limit)) : nil
     }
 }
 
 /// One query, observed once for all its clients: after each commit that can change its rows
-/// it re-reads them and publishes them to its `QueryFeed`, which diffs them against the
+/// it takes them as the commit's changed rows decide them (`ResultWindow`), or reads them
+/// again when those cannot tell, and publishes them to its `QueryFeed`, which diffs them against the
 /// previous ones once, renders the event once, and wakes the clients. Commits that come while
 /// a refresh runs are folded into the next one.
 public actor SharedQuery {
@@ -158,6 +247,8 @@ public actor SharedQuery {
     private let window = Mutex(ResultWindow())
     /// How many commits were skipped because they could not change the rows.
     public nonisolated var skippedCommits: Int { skipped.withLock { $0 } }
+    /// How many commits changed the rows as their changed rows decided, without a read.
+    public nonisolated var appliedCommits: Int { window.withLock { $0.appliedCommits } }
     private let skipped = Mutex(0)
     /// Set when the last client left: a failing read stops being retried.
     nonisolated let dropped = Mutex(false)
@@ -168,8 +259,10 @@ public actor SharedQuery {
     /// connection the database dropped (restarting) may never answer, and the query must
     /// not wait on it forever.
     static let readDeadline = Duration.seconds(5)
-    /// How many times the rows were read and diffed (one per refresh, whatever the clients).
+    /// How many times the rows were read (once per refresh that reads, whatever the clients).
     public private(set) var refreshCount = 0
+    /// How many times rows computed from commits (no read) were published.
+    public private(set) var computedCount = 0
 
     init(spec: QuerySpec, store: any OrderStore) {
         self.spec = spec
@@ -204,8 +297,8 @@ public actor SharedQuery {
         }
     }
 
-    /// Whether no refresh runs or is due: every commit so far is read.
-    var isIdle: Bool { !refreshing && !window.withLock { $0.readPending } }
+    /// Whether no refresh runs or is due: every commit so far is read or applied, and published.
+    var isIdle: Bool { !refreshing && !window.withLock { $0.readPending || $0.unpublished } }
 
     /// Called on the writer's queue after each commit: whether it can change the rows.
     nonisolated func admits(_ changes: CommitChanges) -> Bool {
@@ -214,14 +307,32 @@ public actor SharedQuery {
         return admitted
     }
 
+    /// Publishes the rows: as the window computed them from the commits, or as read again
+    /// when a commit needs it.
     private func refresh() async throws {
         lastRefresh = ContinuousClock.now
-        window.withLock { $0.readPending = true } // commits from here on are read by this refresh or the next
         let commit = store.lastCommit
-        let spec = self.spec, store = self.store
-        let rows = try await withDeadline(SharedQuery.readDeadline) { try await store.fetch(spec) }
-        refreshCount += 1
-        window.withLock { $0 = ResultWindow(readPending: false, ids: Set(rows.lazy.map(\.id)), last: rows.last, count: rows.count) }
+        let computed = window.withLock { window -> [Order]? in
+            if window.readPending {
+                window.readStarts()
+                return nil
+            }
+            window.unpublished = false
+            return window.rows
+        }
+        let rows: [Order]
+        if let computed {
+            rows = computed
+            computedCount += 1
+        } else {
+            let spec = self.spec, store = self.store
+            let read = try await withDeadline(SharedQuery.readDeadline) { try await store.fetch(spec) }
+            refreshCount += 1
+            rows = window.withLock { window in
+                window.read(read, spec)
+                return window.rows
+            }
+        }
         // A commit that leaves this query's rows as they were publishes nothing.
         feed.publish(rows) { update in
             let event = renderEvent(update.changeset, rows: rows, isInitial: update.isInitial,
