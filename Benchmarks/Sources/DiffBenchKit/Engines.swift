@@ -8,6 +8,7 @@ enum EngineName: String, CaseIterable, Codable, Sendable {
     case collectionDifference = "collectiondifference", reference
     case differKeypath = "differ-keypath", differIdentifiable = "differ-identifiable"
     case differKeypathHashes = "differ-keypath-hashes", oneshotIdentifiable = "oneshot-identifiable"
+    case oneshotKeypath = "oneshot-keypath"
     case engineParallel = "engine-parallel", keypathParallel = "keypath-parallel"
 }
 

@@ -50,6 +50,8 @@ struct Measurement: Codable {
     /// Heap allocations during one diff.
     var allocations: Int?
     var ratioToCollectionDifference: Double?
+    /// A one-shot scenario's median over the `flat` engine's; a stream's over the one-shot
+    /// diff's with the same adapter (`oneshot-keypath` or `oneshot-identifiable`).
     var ratioToFlat: Double?
     /// Hostile group: the crafted input's median over its random twin's.
     var ratioToRandomTwin: Double?

@@ -120,10 +120,14 @@ public struct RunCommand: ParsableCommand {
             var results = stream.records
                 ? measureStream(stream, snapshots: stream.makeRecords(), engines: recordStreamEngines, wanted: wanted)
                 : measureStream(stream, snapshots: stream.make(), engines: streamEngines, wanted: wanted)
-            // Ratios to the one-shot diff of the same snapshots, measured in the same run.
-            let oneShot = results.first { $0.engine == EngineName.oneshotIdentifiable.rawValue }?.medianMilliseconds
+            // Ratios to the one-shot diff of the same snapshots with the same adapter (key paths
+            // or `Identifiable`), measured in the same run.
+            func oneShot(_ engine: EngineName) -> Double? {
+                results.first { $0.engine == engine.rawValue }?.medianMilliseconds
+            }
             for index in results.indices {
-                results[index].ratioToFlat = oneShot.flatMap { base in results[index].medianMilliseconds.map { $0 / base } }
+                let base = results[index].engine.contains("keypath") ? oneShot(.oneshotKeypath) : oneShot(.oneshotIdentifiable)
+                results[index].ratioToFlat = base.flatMap { base in results[index].medianMilliseconds.map { $0 / base } }
             }
             measurements += results
         }

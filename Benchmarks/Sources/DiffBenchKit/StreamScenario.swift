@@ -4,12 +4,15 @@ import DiffEngineTestSupport
 import Foundation
 
 /// A stream of snapshots for the stateful differ: each the previous one with `churn` of
-/// its rows changed (a quarter each deleted, inserted, moved, updated).
+/// its rows changed (a quarter each deleted, inserted, moved, updated, unless `mix` says
+/// otherwise).
 struct SnapshotStream {
     var name: String
     var rows: Int
     var snapshots: Int
     var churn: Double
+    /// The shares of `churn` deleted, inserted, moved and updated (they add up to 1).
+    var mix = ChurnMix.quarters
     /// `Record` rows (UUID ids, hashed) instead of `Row` rows (integer ids, exact keys).
     var records = false
     /// Only contents change (`churn` of the rows get a new value): no row is deleted,
@@ -20,7 +23,10 @@ struct SnapshotStream {
     var atTheEnd = false
 
     var summary: String {
-        "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% \(updatesOnly ? "updated" : atTheEnd ? "appended, as many updated near the end" : "churn") each"
+        let change = updatesOnly ? "updated" : atTheEnd ? "appended, as many updated near the end"
+            : mix == .quarters ? "churn"
+            : "churn (deleted, inserted, moved, updated in parts \(mix.deleted):\(mix.inserted):\(mix.moved):\(mix.updated))"
+        return "Differ over \(snapshots) snapshots of \(rows) \(records ? "records (UUID ids)" : "rows"), \(churn * 100)% \(change) each"
     }
 
     /// The snapshots of `make()` as `Record`s: each id its own UUID and title, the value as
@@ -51,21 +57,23 @@ struct SnapshotStream {
         }
         var current = (0..<rows).map { _ in fresh(&generator) }
         var result = [current]
-        let changes = Swift.max(4, Int(Double(rows) * churn)) / 4
+        let changes = Swift.max(4, Int(Double(rows) * churn))
+        let deletes = mix.share(of: changes, \.deleted), moves = mix.share(of: changes, \.moved)
+        let insertions = mix.share(of: changes, \.inserted), updates = mix.share(of: changes, \.updated)
         for _ in 1..<snapshots {
             // Drawn in the generator's order, not a set's (whose order changes with each
             // process's hash seed): every process makes the same snapshots.
             var drop = Set<Int>(), dropped: [Int] = []
-            while drop.count < 2 * changes && drop.count < current.count {
+            while drop.count < deletes + moves && drop.count < current.count {
                 let index = Int.random(in: 0..<current.count, using: &generator)
                 if drop.insert(index).inserted { dropped.append(index) }
             }
-            // Half the dropped rows are deleted; the other half move to a random place.
-            var inserts: [(position: Int, row: Row)] = dropped.dropFirst(changes).map { (Int.random(in: 0...current.count, using: &generator), current[$0]) }
-            inserts += (0..<changes).map { _ in (Int.random(in: 0...current.count, using: &generator), fresh(&generator)) }
+            // The first `deletes` dropped rows are deleted; the others move to a random place.
+            var inserts: [(position: Int, row: Row)] = dropped.dropFirst(deletes).map { (Int.random(in: 0...current.count, using: &generator), current[$0]) }
+            inserts += (0..<insertions).map { _ in (Int.random(in: 0...current.count, using: &generator), fresh(&generator)) }
             inserts.sort { $0.position < $1.position }
             var next: [Row] = []
-            next.reserveCapacity(current.count + changes)
+            next.reserveCapacity(current.count + insertions)
             var pending = inserts[...]
             for index in current.indices {
                 while let first = pending.first, first.position == index {
@@ -75,7 +83,7 @@ struct SnapshotStream {
                 if !drop.contains(index) { next.append(current[index]) }
             }
             next.append(contentsOf: pending.map(\.row))
-            for _ in 0..<changes {
+            for _ in 0..<updates {
                 let index = Int.random(in: 0..<next.count, using: &generator)
                 next[index].value += 1
             }
@@ -83,6 +91,17 @@ struct SnapshotStream {
             current = next
         }
         return result
+    }
+}
+
+/// How a stream's churn divides into deleted, inserted, moved and updated rows, in parts.
+struct ChurnMix: Equatable {
+    var deleted, inserted, moved, updated: Int
+    static let quarters = ChurnMix(deleted: 1, inserted: 1, moved: 1, updated: 1)
+
+    /// How many of `changes` rows the kind at `part` takes (rounded down).
+    func share(of changes: Int, _ part: KeyPath<ChurnMix, Int>) -> Int {
+        changes * self[keyPath: part] / (deleted + inserted + moved + updated)
     }
 }
 
@@ -137,6 +156,9 @@ let allStreams = [
     SnapshotStream(name: "differ-100k", rows: 100_000, snapshots: 1_000, churn: 0.01),
     SnapshotStream(name: "differ-calm-100k", rows: 100_000, snapshots: 200, churn: 0.001),
     SnapshotStream(name: "differ-busy-100k", rows: 100_000, snapshots: 200, churn: 0.03),
+    // A live query's stream: 500 rows deleted, 500 inserted, 250 moved, 250 updated an update.
+    SnapshotStream(name: "differ-moves-100k", rows: 100_000, snapshots: 200, churn: 0.015,
+                   mix: ChurnMix(deleted: 2, inserted: 2, moved: 1, updated: 1)),
     SnapshotStream(name: "differ-updates-100k", rows: 100_000, snapshots: 200, churn: 0.01, updatesOnly: true),
     SnapshotStream(name: "differ-appends-100k", rows: 100_000, snapshots: 200, churn: 0.001, atTheEnd: true),
     SnapshotStream(name: "differ-uuid-5k", rows: 5_000, snapshots: 200, churn: 0.01, records: true),
@@ -212,7 +234,8 @@ func measureStream<StreamRow: Identifiable & Equatable>(
 }
 
 /// The stream engines, each a fresh engine per call: the differ in both kinds of state and
-/// the one-shot diff of each pair of consecutive snapshots, the baseline a differ must beat.
+/// the one-shot diff of each pair of consecutive snapshots (with each adapter), the baseline
+/// a differ must beat.
 /// `recordStreamEngines` are the same over `Record` rows.
 let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changeset)] = [
     (.differKeypath, {
@@ -232,6 +255,13 @@ let streamEngines: [(name: EngineName, make: @Sendable () -> ([Row]) -> Changese
         return { next in
             defer { previous = next }
             return try! diff(previous, next, using: IdentifiableAdapter<Row>())
+        }
+    }),
+    (.oneshotKeypath, {
+        var previous: [Row] = []
+        return { next in
+            defer { previous = next }
+            return try! diff(previous, next, using: KeyPathAdapter(identity: \Row.id, content: \.value))
         }
     }),
 ]
@@ -254,6 +284,13 @@ let recordStreamEngines: [(name: EngineName, make: @Sendable () -> ([Record]) ->
         return { next in
             defer { previous = next }
             return try! diff(previous, next, using: IdentifiableAdapter<Record>())
+        }
+    }),
+    (.oneshotKeypath, {
+        var previous: [Record] = []
+        return { next in
+            defer { previous = next }
+            return try! diff(previous, next, using: KeyPathAdapter(identity: \Record.id, content: \.title, \.price, \.updatedAt))
         }
     }),
 ]
