@@ -7,9 +7,10 @@ struct OutputSink {
     private(set) var bytes: [UInt8] = []
     let toMemory: Bool
 
-    init(toMemory: Bool) {
+    /// `capacity`: bytes reserved at once (standard output is written a mebibyte at a time).
+    init(toMemory: Bool, capacity: Int = 1 << 20) {
         self.toMemory = toMemory
-        bytes.reserveCapacity(1 << 20)
+        bytes.reserveCapacity(capacity)
     }
 
     mutating func append(_ text: String) {
@@ -19,39 +20,64 @@ struct OutputSink {
 
     mutating func append(_ raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
 
+    mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+
     mutating func append(byte: UInt8) { bytes.append(byte) }
+
+    /// `value` in decimal, without going through a `String`.
+    mutating func append(decimal value: some BinaryInteger) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
 
     /// A JSON string of `value`'s UTF-8 bytes (valid UTF-8, checked on reading): runs of
     /// bytes that need no escape are copied at once.
-    mutating func appendJSONString(_ value: some Collection<UInt8>) {
+    mutating func appendJSONString(_ value: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
-        var runStart = value.startIndex
-        var index = value.startIndex
-        while index != value.endIndex {
+        var runStart = 0
+        for index in value.indices {
             let byte = value[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                value.formIndex(after: &index)
-                continue
-            }
-            bytes.append(contentsOf: value[runStart..<index])
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            default:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            }
-            value.formIndex(after: &index)
-            runStart = index
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<index]))
+            appendEscape(byte)
+            runStart = index + 1
         }
-        bytes.append(contentsOf: value[runStart..<index])
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart...]))
         bytes.append(UInt8(ascii: "\""))
     }
 
-    mutating func appendJSONString(_ text: String) { appendJSONString(Array(text.utf8)) }
+    mutating func appendJSONString(_ value: some Collection<UInt8>) {
+        if value.withContiguousStorageIfAvailable({ appendJSONString(UnsafeRawBufferPointer($0)) }) != nil { return }
+        appendJSONString(Array(value))
+    }
+
+    mutating func appendJSONString(_ text: String) {
+        var text = text
+        text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+        }
+    }
 
     /// Writes what is buffered to standard output once it is large.
     mutating func flushIfLarge() throws(InputError) {
@@ -79,7 +105,13 @@ final class RecordFetcher {
 
     /// The field values of the delimited record at `offset`.
     func values(at offset: Int) throws(InputError) -> [[UInt8]] {
-        guard case .delimited(let delimiter) = format else { return [] }
+        try withFields(at: offset) { buffer, fields in fields.map { $0.value(in: buffer) } }
+    }
+
+    /// `body` of the delimited record at `offset`: the bytes its fields lie in and the fields
+    /// (valid only during the call). Writes a row out without a copy of each value.
+    func withFields<Result>(at offset: Int, _ body: (UnsafeRawBufferPointer, [CSVFieldSpan]) -> Result) throws(InputError) -> Result {
+        guard case .delimited(let delimiter) = format else { return body(UnsafeRawBufferPointer(start: nil, count: 0), []) }
         let scanner = CSVScanner(delimiter: delimiter)
         var minimum = 0
         while true {
@@ -95,7 +127,7 @@ final class RecordFetcher {
             }
             switch result {
             case .record:
-                return fields.map { $0.value(in: buffer) }
+                return body(buffer, fields)
             case .incomplete:
                 minimum = max(window.bytes.count * 2, 1)
             case .blank, .end:
@@ -159,6 +191,9 @@ struct KeyedRenderer {
     var listUnchanged = false
     /// `--whole-rows`: updated and unchanged entries carry both rows whole.
     var wholeRows = false
+    /// Each column of a delimited file as it starts a member of `values`: `"name":`,
+    /// written once instead of once a row.
+    let oldMemberNames: [[UInt8]], newMemberNames: [[UInt8]]
 
     init(diff: TableDiff, keys: [String], only: [String]?, ignore: [String]) {
         self.diff = diff
@@ -167,6 +202,16 @@ struct KeyedRenderer {
         self.ignore = ignore
         oldFetcher = RecordFetcher(file: diff.oldFile, format: diff.oldFormat)
         newFetcher = RecordFetcher(file: diff.newFile, format: diff.newFormat)
+        func memberNames(_ header: [String]?) -> [[UInt8]] {
+            (header ?? []).map { name in
+                var out = OutputSink(toMemory: true, capacity: name.utf8.count + 3)
+                out.appendJSONString(name)
+                out.append(byte: UInt8(ascii: ":"))
+                return out.bytes
+            }
+        }
+        oldMemberNames = memberNames(diff.columns?.oldHeader)
+        newMemberNames = memberNames(diff.columns?.newHeader)
     }
 
     var isJSON: Bool { diff.oldFormat == .jsonLines }
@@ -311,13 +356,36 @@ struct KeyedRenderer {
         case .object(let text, _):
             out.append(text)
         case .fields(let fields):
-            let header = old ? diff.columns!.oldHeader : diff.columns!.newHeader
+            let names = old ? oldMemberNames : newMemberNames
             out.append(byte: UInt8(ascii: "{"))
             for (index, value) in fields.enumerated() {
                 if index > 0 { out.append(byte: UInt8(ascii: ",")) }
-                out.appendJSONString(header[index])
-                out.append(byte: UInt8(ascii: ":"))
+                out.append(names[index])
                 out.appendJSONString(value)
+            }
+            out.append(byte: UInt8(ascii: "}"))
+        }
+    }
+
+    /// `appendValues` of a row read again from its file: a delimited row's values go from
+    /// the file's bytes to the output without a copy each.
+    func appendValues(old: Bool, row: Int, to out: inout OutputSink) throws(InputError) {
+        guard !isJSON else { return appendValues(try values(old: old, row: row), old: old, to: &out) }
+        let names = old ? oldMemberNames : newMemberNames
+        let offset = (old ? diff.old : diff.new).offsets[row]
+        var scratch: [UInt8] = []
+        try (old ? oldFetcher : newFetcher).withFields(at: offset) { buffer, fields in
+            out.append(byte: UInt8(ascii: "{"))
+            for (index, field) in fields.enumerated() {
+                if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+                out.append(names[index])
+                if field.escapedQuotes {
+                    scratch.removeAll(keepingCapacity: true)
+                    field.appendValue(from: buffer, to: &scratch)
+                    out.appendJSONString(scratch)
+                } else {
+                    out.appendJSONString(UnsafeRawBufferPointer(rebasing: buffer[field.start..<field.end]))
+                }
             }
             out.append(byte: UInt8(ascii: "}"))
         }
@@ -341,11 +409,17 @@ struct KeyedRenderer {
                 let newValue = plan.newColumns[position].map { newFields[$0] }
                 guard oldValue != newValue else { continue }
                 let shownName = plan.newColumns[position].map { plan.newHeader[$0] } ?? name
-                var out = OutputSink(toMemory: true)
                 var oldJSON: [UInt8]?, newJSON: [UInt8]?
-                if let oldValue { out.appendJSONString(oldValue); oldJSON = out.bytes }
-                out = OutputSink(toMemory: true)
-                if let newValue { out.appendJSONString(newValue); newJSON = out.bytes }
+                if let oldValue {
+                    var out = OutputSink(toMemory: true, capacity: oldValue.count + 2)
+                    out.appendJSONString(oldValue)
+                    oldJSON = out.bytes
+                }
+                if let newValue {
+                    var out = OutputSink(toMemory: true, capacity: newValue.count + 2)
+                    out.appendJSONString(newValue)
+                    newJSON = out.bytes
+                }
                 changes.append(FieldChange(name: shownName, old: oldJSON, new: newJSON))
             }
             return changes
@@ -430,17 +504,7 @@ struct KeyedRenderer {
     /// One change as a JSON object (the body of both `json` and `jsonl`).
     func appendRow(kind: String, old: Int?, new: Int?, values: RowValues?, changes: [FieldChange]?,
                    whole: (old: RowValues, new: RowValues)? = nil, includeKind: Bool, to out: inout OutputSink) {
-        out.append(byte: UInt8(ascii: "{"))
-        if includeKind { out.append("\"change\":\"\(kind)\",") }
-        out.append("\"key\":")
-        if let new { appendKey(old: false, row: new, to: &out) } else if let old { appendKey(old: true, row: old, to: &out) }
-        if let old, let new {
-            let (oldLine, oldRow) = position(old: true, row: old), (newLine, newRow) = position(old: false, row: new)
-            out.append(",\"oldLine\":\(oldLine),\"newLine\":\(newLine),\"oldRow\":\(oldRow),\"newRow\":\(newRow)")
-        } else if let row = old ?? new {
-            let (line, fileRow) = position(old: old != nil, row: row)
-            out.append(",\"line\":\(line),\"row\":\(fileRow)")
-        }
+        appendRowStart(kind: kind, old: old, new: new, includeKind: includeKind, to: &out)
         if let values {
             out.append(",\"values\":")
             appendValues(values, old: new == nil, to: &out)
@@ -456,6 +520,43 @@ struct KeyedRenderer {
             appendValues(whole.new, old: false, to: &out)
         }
         out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// A deleted (`old`) or inserted row's entry, its values read again from its file.
+    func appendRow(kind: String, old: Bool, row: Int, includeKind: Bool, to out: inout OutputSink) throws(InputError) {
+        appendRowStart(kind: kind, old: old ? row : nil, new: old ? nil : row, includeKind: includeKind, to: &out)
+        out.append(",\"values\":")
+        try appendValues(old: old, row: row, to: &out)
+        out.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// An entry up to its values: the kind, the key, and the lines and rows.
+    func appendRowStart(kind: String, old: Int?, new: Int?, includeKind: Bool, to out: inout OutputSink) {
+        out.append(byte: UInt8(ascii: "{"))
+        if includeKind {
+            out.append("\"change\":\"")
+            out.append(kind)
+            out.append("\",")
+        }
+        out.append("\"key\":")
+        if let new { appendKey(old: false, row: new, to: &out) } else if let old { appendKey(old: true, row: old, to: &out) }
+        if let old, let new {
+            let (oldLine, oldRow) = position(old: true, row: old), (newLine, newRow) = position(old: false, row: new)
+            out.append(",\"oldLine\":")
+            out.append(decimal: oldLine)
+            out.append(",\"newLine\":")
+            out.append(decimal: newLine)
+            out.append(",\"oldRow\":")
+            out.append(decimal: oldRow)
+            out.append(",\"newRow\":")
+            out.append(decimal: newRow)
+        } else if let row = old ?? new {
+            let (line, fileRow) = position(old: old != nil, row: row)
+            out.append(",\"line\":")
+            out.append(decimal: line)
+            out.append(",\"row\":")
+            out.append(decimal: fileRow)
+        }
     }
 
     /// An updated pair's entry: the changed fields, and both rows whole under `--whole-rows`.
@@ -497,13 +598,13 @@ struct KeyedRenderer {
         out.append(",\n\"deleted\":[")
         for (index, row) in lists.deleted.enumerated() {
             out.append(index > 0 ? ",\n" : "\n")
-            appendRow(kind: "deleted", old: row, new: nil, values: try values(old: true, row: row), changes: nil, includeKind: false, to: &out)
+            try appendRow(kind: "deleted", old: true, row: row, includeKind: false, to: &out)
             try out.flushIfLarge()
         }
         out.append("],\n\"inserted\":[")
         for (index, row) in lists.inserted.enumerated() {
             out.append(index > 0 ? ",\n" : "\n")
-            appendRow(kind: "inserted", old: nil, new: row, values: try values(old: false, row: row), changes: nil, includeKind: false, to: &out)
+            try appendRow(kind: "inserted", old: false, row: row, includeKind: false, to: &out)
             try out.flushIfLarge()
         }
         out.append("],\n\"updated\":[")
@@ -554,12 +655,12 @@ struct KeyedRenderer {
             }
         }
         for row in lists.deleted {
-            appendRow(kind: "deleted", old: row, new: nil, values: try values(old: true, row: row), changes: nil, includeKind: true, to: &out)
+            try appendRow(kind: "deleted", old: true, row: row, includeKind: true, to: &out)
             out.append(byte: 0x0A)
             try out.flushIfLarge()
         }
         for row in lists.inserted {
-            appendRow(kind: "inserted", old: nil, new: row, values: try values(old: false, row: row), changes: nil, includeKind: true, to: &out)
+            try appendRow(kind: "inserted", old: false, row: row, includeKind: true, to: &out)
             out.append(byte: 0x0A)
             try out.flushIfLarge()
         }

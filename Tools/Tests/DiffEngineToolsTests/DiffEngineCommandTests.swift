@@ -65,6 +65,54 @@ struct FileFixture {
                                      updates: [IndexPair(old: 2, new: 2)], moves: [IndexPair(old: 0, new: 1)]))
     }
 
+    /// Values go into JSON strings exactly: quotes (doubled in the CSV), backslashes, tabs,
+    /// line breaks inside quotes, control bytes and multi-byte UTF-8, in a deleted and an
+    /// inserted row (written from the file's bytes) and in an updated field (from a copy);
+    /// line and row numbers past one digit.
+    @Test func keyedOutputEscapesEveryValueExactly() throws {
+        let files = try FileFixture()
+        let values = ["say \"\"hi\"\"", "back\\slash", "tab\there", "line\nbreak", "bell\u{07}", "é ✓ 😀", ""]
+        let expected = ["say \"hi\"", "back\\slash", "tab\there", "line\nbreak", "bell\u{07}", "é ✓ 😀", ""]
+        let header = "id,text\n"
+        let padding = (100..<112).map { "\($0),same\n" }.joined()
+        let old = header + padding + values.enumerated().map { "\($0.offset),\"\($0.element)\"\n" }.joined()
+        let new = header + padding + "1,\"\(values[0])\"\n" + values.enumerated().map { "\($0.offset + 10),\"\($0.element)\"\n" }.joined()
+        let oldPath = try files.write("old.csv", old), newPath = try files.write("new.csv", new)
+        for format in ["jsonl", "json"] {
+            let output = try files.run([oldPath, newPath, "--key", "id", "--format", format]).get()
+            let entries: [[String: Any]]
+            if format == "jsonl" {
+                entries = try output.bytes.split(separator: UInt8(ascii: "\n")).map {
+                    try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+                }
+            } else {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(output.bytes)) as? [String: Any])
+                entries = ["deleted", "inserted", "updated"].flatMap { kind in
+                    ((object[kind] as? [[String: Any]]) ?? []).map { $0.merging(["change": kind]) { a, _ in a } }
+                }
+            }
+            func texts(_ kind: String) -> [String: String] {
+                var result: [String: String] = [:]
+                for entry in entries where entry["change"] as? String == kind {
+                    let values = entry["values"] as? [String: String]
+                    result[values?["id"] ?? ""] = values?["text"]
+                }
+                return result
+            }
+            let deleted = texts("deleted"), inserted = texts("inserted")
+            #expect(deleted.count == values.count - 1, "\(format)") // row 1 is updated
+            for (index, text) in expected.enumerated() {
+                if index != 1 { #expect(deleted["\(index)"] == text, "\(format) deleted \(index)") }
+                #expect(inserted["\(index + 10)"] == text, "\(format) inserted \(index + 10)")
+            }
+            let updated = try #require(entries.first { $0["change"] as? String == "updated" }, "\(format)")
+            let change = try #require((updated["changes"] as? [String: Any])?["text"] as? [String: String])
+            #expect(change == ["old": expected[1], "new": expected[0]], "\(format)")
+            #expect(updated["oldLine"] as? Int == 15 && updated["newLine"] as? Int == 14, "\(format)")
+            #expect(updated["oldRow"] as? Int == 13 && updated["newRow"] as? Int == 12, "\(format)")
+        }
+    }
+
     @Test func compositeKeysAndDuplicatePolicies() throws {
         let files = try FileFixture()
         let old = try files.write("old.csv", "a,b,v\n1,x,0\n1,y,0\n1,x,1\n")
