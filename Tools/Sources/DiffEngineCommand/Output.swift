@@ -368,9 +368,13 @@ struct KeyedRenderer {
     }
 
     /// `appendValues` of a row read again from its file: a delimited row's values go from
-    /// the file's bytes to the output without a copy each.
-    func appendValues(old: Bool, row: Int, to out: inout OutputSink) throws(InputError) {
-        guard !isJSON else { return appendValues(try values(old: old, row: row), old: old, to: &out) }
+    /// the file's bytes to the output without a copy each. `checked`: a JSON Lines row is
+    /// read as `values(old:row:)` reads it (canonicalized, so a file changed since is
+    /// noticed), else as `rowText(old:row:)`.
+    func appendValues(old: Bool, row: Int, checked: Bool = true, to out: inout OutputSink) throws(InputError) {
+        guard !isJSON else {
+            return appendValues(try checked ? values(old: old, row: row) : rowText(old: old, row: row), old: old, to: &out)
+        }
         let names = old ? oldMemberNames : newMemberNames
         let offset = (old ? diff.old : diff.new).offsets[row]
         var scratch: [UInt8] = []
@@ -570,9 +574,14 @@ struct KeyedRenderer {
 
     /// An unchanged pair's entry (`--unchanged`), with both rows whole under `--whole-rows`.
     func appendUnchanged(_ pair: (old: Int, new: Int), includeKind: Bool, to out: inout OutputSink) throws(InputError) {
-        let whole = wholeRows ? (try rowText(old: true, row: pair.old), try rowText(old: false, row: pair.new)) : nil
-        appendRow(kind: "unchanged", old: pair.old, new: pair.new, values: nil, changes: nil, whole: whole,
-                  includeKind: includeKind, to: &out)
+        appendRowStart(kind: "unchanged", old: pair.old, new: pair.new, includeKind: includeKind, to: &out)
+        if wholeRows {
+            out.append(",\"oldValues\":")
+            try appendValues(old: true, row: pair.old, checked: false, to: &out)
+            out.append(",\"newValues\":")
+            try appendValues(old: false, row: pair.new, checked: false, to: &out)
+        }
+        out.append(byte: UInt8(ascii: "}"))
     }
 
     /// `--format json`: one keyed object (see the CLI documentation for its schema).

@@ -239,12 +239,19 @@ public struct TableDiff {
     }
 }
 
+/// Files smaller than this together are read one after the other on the calling thread:
+/// parsing them takes about as long as starting a thread and waiting for it.
+private let readAtOnceBelow = 64 << 10
+
 /// Reads the two files at once, one on another thread (the machine's second core does half
 /// the parsing); the old file's progress drives the progress line.
 private func readBoth(
     _ reader: TableReader, _ progressLine: ProgressLine?, _ oldFile: InputFile, _ newFile: InputFile,
     _ read: @escaping (TableReader, InputFile, Bool) throws(InputError) -> TableRows
 ) throws(InputError) -> (TableRows, TableRows) {
+    if oldFile.size + newFile.size < readAtOnceBelow {
+        return (try read(reader, oldFile, true), try read(reader, newFile, false))
+    }
     var oldReader = reader
     oldReader.progress = progressLine.map { line in { line.update(done: $0 * 2, of: "\(oldFile.name) and \(newFile.name)") } }
     let newResult = UncheckedBox<Result<TableRows, InputError>?>(nil)

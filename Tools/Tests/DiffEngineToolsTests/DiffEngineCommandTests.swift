@@ -113,6 +113,22 @@ struct FileFixture {
         }
     }
 
+    /// Files of 64 KiB and more together are read on two threads, smaller ones on one: both
+    /// give the same answer.
+    @Test func smallAndLargeFilesReadTheSame() throws {
+        let files = try FileFixture()
+        for rows in [100, 4_000] {
+            let old = "id,value\n" + (0..<rows).map { "\($0),value number \($0)\n" }.joined()
+            let kept = (0..<rows).filter { $0 % 10 != 0 }
+            let new = "id,value\n" + kept.map { "\($0),value number \($0 % 7 == 0 ? -$0 : $0)\n" }.joined()
+                + (rows..<rows + 25).map { "\($0),new\n" }.joined()
+            let oldPath = try files.write("old-\(rows).csv", old), newPath = try files.write("new-\(rows).csv", new)
+            #expect((old.utf8.count + new.utf8.count >= 64 << 10) == (rows == 4_000))
+            let counts = try #require(try files.keyed([oldPath, newPath, "--key", "id"])["counts"] as? [String: Int])
+            #expect(counts == ["deleted": rows / 10, "inserted": 25, "updated": kept.filter { $0 % 7 == 0 && $0 > 0 }.count, "moved": 0])
+        }
+    }
+
     @Test func compositeKeysAndDuplicatePolicies() throws {
         let files = try FileFixture()
         let old = try files.write("old.csv", "a,b,v\n1,x,0\n1,y,0\n1,x,1\n")

@@ -185,28 +185,40 @@ enum SelfDiff {
     private static let oldRow = Array(#","oldRow":"#.utf8), newRow = Array(#","newRow":"#.utf8)
 
     /// The output's entries (lines), and how many of them are unchanged pairs of a row with
-    /// itself (the same number after `oldRow` and `newRow`).
+    /// itself (the same number after `oldRow` and `newRow`). Lines and labels are found
+    /// with `memchr` and `memcmp`: splitting the output into arrays took a fifth of each
+    /// execution.
     static func count(_ output: [UInt8]) -> (entries: Int, selfPairs: Int) {
-        var entries = 0, selfPairs = 0
-        for line in output.split(separator: UInt8(ascii: "\n")) {
-            entries += 1
-            guard line.starts(with: unchanged), let old = number(after: oldRow, in: line), let new = number(after: newRow, in: line) else { continue }
-            if old.elementsEqual(new) { selfPairs += 1 }
+        output.withUnsafeBytes { bytes in
+            var entries = 0, selfPairs = 0, start = 0
+            while start < bytes.count {
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                let end = memchr(rest.baseAddress!, 0x0A, rest.count).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) } ?? bytes.count
+                defer { start = end + 1 }
+                guard end > start else { continue } // an empty line is no entry
+                entries += 1
+                let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                guard line.starts(with: unchanged), let old = number(after: oldRow, in: line),
+                      let new = number(after: newRow, in: line) else { continue }
+                if old.elementsEqual(new) { selfPairs += 1 }
+            }
+            return (entries, selfPairs)
         }
-        return (entries, selfPairs)
     }
 
-    private static func number(after label: [UInt8], in line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        guard line.count >= label.count else { return nil }
-        var start = line.startIndex
-        while start <= line.endIndex - label.count {
-            if line[start..<start + label.count].elementsEqual(label) {
-                let digits = line[(start + label.count)...]
-                return digits.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    private static func number(after label: [UInt8], in line: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
+        label.withUnsafeBytes { label in
+            var from = 0
+            while line.count - from >= label.count {
+                guard let hit = memchr(line.baseAddress! + from, Int32(label[0]), line.count - from - label.count + 1) else { return nil }
+                let at = UnsafeRawPointer(hit) - line.baseAddress!
+                if memcmp(hit, label.baseAddress!, label.count) == 0 {
+                    return line[(at + label.count)...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                }
+                from = at + 1
             }
-            start += 1
+            return nil
         }
-        return nil
     }
 }
 
