@@ -505,14 +505,10 @@ struct KeyedRenderer {
         out.append("]}")
     }
 
-    /// One change as a JSON object (the body of both `json` and `jsonl`).
-    func appendRow(kind: String, old: Int?, new: Int?, values: RowValues?, changes: [FieldChange]?,
+    /// A paired entry (updated or moved) as a JSON object, the body of both `json` and `jsonl`.
+    func appendRow(kind: String, old: Int?, new: Int?, changes: [FieldChange]?,
                    whole: (old: RowValues, new: RowValues)? = nil, includeKind: Bool, to out: inout OutputSink) {
         appendRowStart(kind: kind, old: old, new: new, includeKind: includeKind, to: &out)
-        if let values {
-            out.append(",\"values\":")
-            appendValues(values, old: new == nil, to: &out)
-        }
         if let changes {
             out.append(",\"changes\":")
             appendChanges(changes, to: &out)
@@ -568,7 +564,7 @@ struct KeyedRenderer {
                        to out: inout OutputSink) throws(InputError) {
         let newValues = try values(old: false, row: pair.new)
         let fields = fieldChanges(old: oldValues, new: newValues)
-        appendRow(kind: "updated", old: pair.old, new: pair.new, values: nil, changes: fields,
+        appendRow(kind: "updated", old: pair.old, new: pair.new, changes: fields,
                   whole: wholeRows ? (oldValues, newValues) : nil, includeKind: includeKind, to: &out)
     }
 
@@ -626,7 +622,7 @@ struct KeyedRenderer {
         out.append("],\n\"moved\":[")
         for (index, pair) in lists.moved.enumerated() {
             out.append(index > 0 ? ",\n" : "\n")
-            appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: false, to: &out)
+            appendRow(kind: "moved", old: pair.old, new: pair.new, changes: nil, includeKind: false, to: &out)
             try out.flushIfLarge()
         }
         if listUnchanged {
@@ -687,7 +683,7 @@ struct KeyedRenderer {
             }
         }
         for pair in lists.moved {
-            appendRow(kind: "moved", old: pair.old, new: pair.new, values: nil, changes: nil, includeKind: true, to: &out)
+            appendRow(kind: "moved", old: pair.old, new: pair.new, changes: nil, includeKind: true, to: &out)
             out.append(byte: 0x0A)
             try out.flushIfLarge()
         }
