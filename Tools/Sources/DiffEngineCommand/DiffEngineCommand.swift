@@ -89,7 +89,7 @@ public struct DiffEngineCommand: ParsableCommand {
         let differs: Bool
         do throws(InputError) {
             var out = OutputSink(toMemory: false)
-            differs = try execute(into: &out)
+            differs = try execute(into: &out).hasDifferences
             try out.flush()
         } catch {
             FileHandle.standardError.write(Data("diffengine: \(error)\n".utf8))
@@ -100,12 +100,20 @@ public struct DiffEngineCommand: ParsableCommand {
 
     /// Runs the command into memory: the output and whether the files differ.
     public func output() throws(InputError) -> (bytes: [UInt8], differs: Bool) {
-        var out = OutputSink(toMemory: true)
-        let differs = try execute(into: &out)
-        return (out.bytes, differs)
+        let (bytes, diff) = try outputAndDiff()
+        return (bytes, diff.hasDifferences)
     }
 
-    func execute(into out: inout OutputSink) throws(InputError) -> Bool {
+    /// Runs the command into memory: the output, and the diff it renders (both files' rows
+    /// as read, and the changeset), for a caller that checks the reading too.
+    public func outputAndDiff() throws(InputError) -> (bytes: [UInt8], diff: TableDiff) {
+        var out = OutputSink(toMemory: true)
+        let diff = try execute(into: &out)
+        return (out.bytes, diff)
+    }
+
+    /// Runs the command, writing its output to `out`; returns the diff it rendered.
+    func execute(into out: inout OutputSink) throws(InputError) -> TableDiff {
         var request = TableDiffRequest(oldPath: old, newPath: new, keys: parseList(key))
         var output = format, inputName = input
         if format == "csv" || format == "tsv" { // an input format given to --format
@@ -182,7 +190,7 @@ public struct DiffEngineCommand: ParsableCommand {
         case "patch": try renderer.renderPatch(to: &out)
         default: try renderer.renderSummary(limit: limit, to: &out)
         }
-        return diff.hasDifferences
+        return diff
     }
 }
 

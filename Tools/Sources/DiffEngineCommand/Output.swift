@@ -24,6 +24,10 @@ struct OutputSink {
 
     mutating func append(byte: UInt8) { bytes.append(byte) }
 
+    /// A canonical JSON value (see `JSONDocuments`) as JSON text, as `ReadableKey.json`
+    /// prints it.
+    mutating func appendReadableJSON(_ canonical: ArraySlice<UInt8>) { ReadableKey.appendJSON(canonical, to: &bytes) }
+
     /// `value` in decimal, without going through a `String`.
     mutating func append(decimal value: some BinaryInteger) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -138,17 +142,24 @@ final class RecordFetcher {
 
     /// The text of the line at `offset` (without its line break).
     func line(at offset: Int) throws(InputError) -> [UInt8] {
+        try withLine(at: offset) { Array($0) }
+    }
+
+    /// `body` of the text of the line at `offset` (without its line break), valid only
+    /// during the call: a row written out whole needs no copy of its own.
+    func withLine<Result>(at offset: Int, _ body: (UnsafeRawBufferPointer) -> Result) throws(InputError) -> Result {
         var minimum = 0
         while true {
             if offset < window.offset || offset >= window.offset + window.count || minimum > 0 {
                 try window.fill(from: offset, minimum: minimum)
             }
             let start = offset - window.offset
-            let buffer = UnsafeRawBufferPointer(rebasing: window.bytes[start..<window.count])
-            if let newline = buffer.firstIndex(of: 0x0A) ?? (window.atEnd ? buffer.endIndex : nil) {
-                var end = newline
-                if end > buffer.startIndex && buffer[end - 1] == 0x0D { end -= 1 }
-                return Array(buffer[buffer.startIndex..<end])
+            let rest = UnsafeRawBufferPointer(rebasing: window.bytes[start..<window.count])
+            let newline = rest.isEmpty ? nil : memchr(rest.baseAddress!, 0x0A, rest.count).map { UnsafeRawPointer($0) - rest.baseAddress! }
+            if let length = newline ?? (window.atEnd ? rest.count : nil) {
+                var end = length
+                if end > 0 && rest[end - 1] == 0x0D { end -= 1 }
+                return body(UnsafeRawBufferPointer(rebasing: rest[0..<end]))
             }
             minimum = max(window.bytes.count * 2, 1)
         }
@@ -230,13 +241,6 @@ struct KeyedRenderer {
         return .fields(try fetcher.values(at: rows.offsets[row]))
     }
 
-    /// A row's values for output only: a JSON Lines row's text is not canonicalized.
-    func rowText(old: Bool, row: Int) throws(InputError) -> RowValues {
-        guard isJSON else { return try values(old: old, row: row) }
-        let rows = old ? diff.old : diff.new
-        return .object(text: try (old ? oldFetcher : newFetcher).line(at: rows.offsets[row]), canonical: [])
-    }
-
     /// The paired rows whose compared values are equal (moved ones among them), by new row.
     ///
     /// The changeset lists only changes, so the pairs are found again: every kept old row
@@ -315,7 +319,7 @@ struct KeyedRenderer {
                 out.appendJSONString(name)
                 out.append(byte: UInt8(ascii: ":"))
                 let end = CanonicalMember.skipValue(bytes, index) ?? bytes.endIndex
-                out.append(ReadableKey.json(bytes[index..<end]))
+                out.appendReadableJSON(bytes[index..<end])
                 index = end
             }
         } else {
@@ -370,10 +374,14 @@ struct KeyedRenderer {
     /// `appendValues` of a row read again from its file: a delimited row's values go from
     /// the file's bytes to the output without a copy each. `checked`: a JSON Lines row is
     /// read as `values(old:row:)` reads it (canonicalized, so a file changed since is
-    /// noticed), else as `rowText(old:row:)`.
+    /// noticed), else as written, straight from the file.
     func appendValues(old: Bool, row: Int, checked: Bool = true, to out: inout OutputSink) throws(InputError) {
         guard !isJSON else {
-            return appendValues(try checked ? values(old: old, row: row) : rowText(old: old, row: row), old: old, to: &out)
+            guard checked else {
+                let rows = old ? diff.old : diff.new
+                return try (old ? oldFetcher : newFetcher).withLine(at: rows.offsets[row]) { out.append($0) }
+            }
+            return appendValues(try values(old: old, row: row), old: old, to: &out)
         }
         let names = old ? oldMemberNames : newMemberNames
         let offset = (old ? diff.old : diff.new).offsets[row]
@@ -440,8 +448,12 @@ struct KeyedRenderer {
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 guard !ignoreSet.contains(name), onlySet?.contains(name) ?? true else { return nil }
                 guard pair.old.map(Array.init) != pair.new.map(Array.init) else { return nil }
-                return FieldChange(name: name, old: pair.old.map { Array(ReadableKey.json($0).utf8) },
-                                   new: pair.new.map { Array(ReadableKey.json($0).utf8) })
+                func readable(_ value: ArraySlice<UInt8>) -> [UInt8] {
+                    var text: [UInt8] = []
+                    ReadableKey.appendJSON(value, to: &text)
+                    return text
+                }
+                return FieldChange(name: name, old: pair.old.map(readable), new: pair.new.map(readable))
             }
         default:
             return []

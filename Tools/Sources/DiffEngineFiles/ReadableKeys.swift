@@ -35,87 +35,153 @@ public enum ReadableKey {
 
     /// A JSON key: the key members' values as JSON text, joined by commas.
     public static func json(_ bytes: ArraySlice<UInt8>) -> String {
-        var index = bytes.startIndex
-        var values: [String] = []
-        while index < bytes.endIndex {
-            guard let value = jsonValue(bytes, &index) else { return values.joined(separator: ",") + "…" }
-            values.append(value)
-        }
-        return values.joined(separator: ",")
+        var out: [UInt8] = []
+        appendJSON(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes one canonical JSON value at `index` (see `JSONDocuments`) as JSON text.
-    private static func jsonValue(_ bytes: ArraySlice<UInt8>, _ index: inout Int) -> String? {
-        guard index < bytes.endIndex else { return nil }
+    /// Appends `json(bytes)` to `out` as UTF-8, without a `String` per value: the keyed
+    /// output writes one for every row it lists.
+    public static func appendJSON(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let mark = out.count
+            if index > bytes.startIndex { out.append(UInt8(ascii: ",")) }
+            guard appendJSONValue(bytes, &index, to: &out) else {
+                // The values read so far, then an ellipsis for the rest.
+                out.removeSubrange(mark...)
+                out.append(contentsOf: "…".utf8)
+                return
+            }
+        }
+    }
+
+    /// Appends one canonical JSON value at `index` (see `JSONDocuments`) as JSON text;
+    /// false, with `out` partly written, where the bytes end early or are not canonical.
+    private static func appendJSONValue(_ bytes: ArraySlice<UInt8>, _ index: inout Int, to out: inout [UInt8]) -> Bool {
+        guard index < bytes.endIndex else { return false }
         let kind = bytes[index]
         index += 1
         switch kind {
-        case UInt8(ascii: "n"): return "null"
-        case UInt8(ascii: "t"): return "true"
-        case UInt8(ascii: "f"): return "false"
+        case UInt8(ascii: "n"): out.append(contentsOf: "null".utf8)
+        case UInt8(ascii: "t"): out.append(contentsOf: "true".utf8)
+        case UInt8(ascii: "f"): out.append(contentsOf: "false".utf8)
         case UInt8(ascii: "s"):
-            guard let text = string(bytes, &index) else { return nil }
-            return jsonString(text)
+            guard let text = string(bytes, &index) else { return false }
+            appendJSONString(text, to: &out)
         case UInt8(ascii: "d"):
-            guard let end = bytes[index...].firstIndex(of: UInt8(ascii: ";")) else { return nil }
-            let text = String(decoding: bytes[index..<end], as: UTF8.self)
+            guard let end = bytes[index...].firstIndex(of: UInt8(ascii: ";")) else { return false }
+            appendNumber(bytes[index..<end], to: &out)
             index = end + 1
-            return number(text)
         case UInt8(ascii: "["):
-            var items: [String] = []
+            out.append(UInt8(ascii: "["))
+            var first = true
             while index < bytes.endIndex && bytes[index] != UInt8(ascii: "]") {
-                guard let item = jsonValue(bytes, &index) else { return nil }
-                items.append(item)
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                guard appendJSONValue(bytes, &index, to: &out) else { return false }
             }
-            guard index < bytes.endIndex else { return nil }
+            guard index < bytes.endIndex else { return false }
             index += 1
-            return "[" + items.joined(separator: ",") + "]"
+            out.append(UInt8(ascii: "]"))
         case UInt8(ascii: "{"):
-            var members: [String] = []
+            out.append(UInt8(ascii: "{"))
+            var first = true
             while index < bytes.endIndex && bytes[index] == UInt8(ascii: "s") {
                 index += 1
-                guard let key = string(bytes, &index), let value = jsonValue(bytes, &index) else { return nil }
-                members.append(jsonString(key) + ":" + value)
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                guard let key = string(bytes, &index) else { return false }
+                appendJSONString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                guard appendJSONValue(bytes, &index, to: &out) else { return false }
             }
-            guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") else { return nil }
+            guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") else { return false }
             index += 1
-            return "{" + members.joined(separator: ",") + "}"
+            out.append(UInt8(ascii: "}"))
         default:
-            return nil
+            return false
         }
+        return true
     }
 
-    private static func string(_ bytes: ArraySlice<UInt8>, _ index: inout Int) -> String? {
+    /// A canonical string's bytes: a 4-byte little-endian length, then the UTF-8 bytes.
+    private static func string(_ bytes: ArraySlice<UInt8>, _ index: inout Int) -> ArraySlice<UInt8>? {
         guard bytes.endIndex - index >= 4 else { return nil }
         let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
         index += 4
         guard bytes.endIndex - index >= length else { return nil }
         defer { index += length }
-        return String(decoding: bytes[index..<index + length], as: UTF8.self)
+        return bytes[index..<index + length]
     }
 
-    /// Canonical digits and exponent (`-15e-1`) as an ordinary JSON number (`-1.5`).
-    private static func number(_ canonical: String) -> String {
-        let parts = canonical.split(separator: "e", maxSplits: 1)
-        guard parts.count == 2, let exponent = Int(parts[1]) else { return canonical }
-        let negative = parts[0].hasPrefix("-")
-        let digits = String(parts[0].drop { $0 == "-" })
-        let sign = negative ? "-" : ""
-        if exponent == 0 { return sign + digits }
-        if exponent > 0 && exponent <= 6 { return sign + digits + String(repeating: "0", count: exponent) }
-        if exponent < 0 && -exponent < digits.count {
-            let point = digits.index(digits.endIndex, offsetBy: exponent)
-            return sign + digits[..<point] + "." + digits[point...]
+    /// Canonical digits and exponent (`-15e-1`) as an ordinary JSON number (`-1.5`); other
+    /// text as it is.
+    private static func appendNumber(_ canonical: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        guard let e = canonical.firstIndex(of: UInt8(ascii: "e")) else { return out.append(contentsOf: canonical) }
+        let mantissa = canonical[..<e], written = canonical[(e + 1)...]
+        let negative = mantissa.first == UInt8(ascii: "-")
+        let digits = negative ? mantissa.dropFirst() : mantissa
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let exponent = Int(String(decoding: written, as: UTF8.self)), abs(exponent) <= 1 << 40 else {
+            return out.append(contentsOf: canonical)
         }
-        if exponent < 0 && -exponent - digits.count <= 6 {
-            return sign + "0." + String(repeating: "0", count: -exponent - digits.count) + digits
+        if negative { out.append(UInt8(ascii: "-")) }
+        let zero = UInt8(ascii: "0")
+        if exponent >= 0 && exponent <= 6 {
+            out.append(contentsOf: digits)
+            out.append(contentsOf: repeatElement(zero, count: exponent))
+        } else if exponent < 0 && -exponent < digits.count {
+            let point = digits.endIndex + exponent
+            out.append(contentsOf: digits[..<point])
+            out.append(UInt8(ascii: "."))
+            out.append(contentsOf: digits[point...])
+        } else if exponent < 0 && -exponent - digits.count <= 6 {
+            out.append(contentsOf: "0.".utf8)
+            out.append(contentsOf: repeatElement(zero, count: -exponent - digits.count))
+            out.append(contentsOf: digits)
+        } else {
+            out.append(digits[digits.startIndex])
+            if digits.count > 1 {
+                out.append(UInt8(ascii: "."))
+                out.append(contentsOf: digits.dropFirst())
+            }
+            out.append(UInt8(ascii: "e"))
+            out.append(contentsOf: String(exponent + digits.count - 1).utf8)
         }
-        let mantissa = digits.count > 1 ? String(digits.prefix(1)) + "." + digits.dropFirst() : digits
-        return sign + mantissa + "e" + String(exponent + digits.count - 1)
     }
 
-    private static func jsonString(_ text: String) -> String {
-        "\"" + escapingControls(text, backslashing: ["\\", "\""]) + "\""
+    /// A JSON string of UTF-8 `text`, with control characters escaped as
+    /// `escapingControls` escapes them. Byte by byte: every byte it escapes is ASCII, which
+    /// UTF-8 never uses inside a longer sequence.
+    private static func appendJSONString(_ text: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        if text.contains(where: { $0 >= 0x80 }) {
+            // Invalid UTF-8 reads as U+FFFD, as `String(decoding:)` reads it.
+            appendEscaped(String(decoding: text, as: UTF8.self).utf8, to: &out)
+        } else {
+            appendEscaped(text, to: &out)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ text: some Sequence<UInt8>, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "\\"), UInt8(ascii: "\""):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
+            case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
     }
 
     /// Line breaks, tabs and other control characters as escapes, so a key stays on one line;

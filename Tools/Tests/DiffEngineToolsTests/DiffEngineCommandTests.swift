@@ -223,6 +223,24 @@ struct FileFixture {
         #expect(!text.contains("\u{0}"))
     }
 
+    /// Numbers in keys print as ordinary JSON: plain digits up to six zeros either side of
+    /// the point, an exponent past that; each reads back as the same value.
+    @Test func keyNumbersPrintAsOrdinaryJSON() throws {
+        let cases = [("1.50", "1.5"), ("-0.001", "-0.001"), ("0.000001", "0.000001"), ("1e-7", "0.0000001"), ("1e-8", "1e-8"), ("1.5e10", "1.5e10"),
+                     ("123e-10", "1.23e-8"), ("1000000", "1000000"), ("1e7", "1e7"), ("-1.25E+8", "-125000000"),
+                     ("-0", "0"), ("0.0e5", "0"), ("12345678901234567890", "12345678901234567890"),
+                     ("[1.0,{\"b\":2e0,\"a\":\"\\u0001\"}]", "[1,{\"a\":\"\\u0001\",\"b\":2}]")]
+        for (text, printed) in cases {
+            let canonical = try Array(text.utf8).withUnsafeBytes { try canonicalJSON($0) }
+            #expect(ReadableKey.json(canonical[...]) == printed, "\(text)")
+            let again = try Array(printed.utf8).withUnsafeBytes { try canonicalJSON($0) }
+            #expect(again == canonical, "\(text)")
+        }
+        // Two key values, and bytes that end inside the second: the first, then an ellipsis.
+        let two = try Array("1".utf8).withUnsafeBytes { try canonicalJSON($0) } + Array("s\u{5}\0\0\0ab".utf8)
+        #expect(ReadableKey.json(two[...]) == "1…")
+    }
+
     /// A FIFO streams like a pipe: its writer may come after the differ opened it.
     @Test(.timeLimit(.minutes(1))) func fifoIsReadAsAStream() throws {
         let files = try FileFixture()
