@@ -44,21 +44,8 @@ struct OutputSink {
         }
     }
 
-    /// A JSON string of `value`'s UTF-8 bytes (valid UTF-8, checked on reading): runs of
-    /// bytes that need no escape are copied at once.
-    mutating func appendJSONString(_ value: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for index in value.indices {
-            let byte = value[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<index]))
-            appendEscape(byte)
-            runStart = index + 1
-        }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart...]))
-        bytes.append(UInt8(ascii: "\""))
-    }
+    /// A JSON string of `value`'s UTF-8 bytes (valid UTF-8, checked on reading).
+    mutating func appendJSONString(_ value: UnsafeRawBufferPointer) { JSONString.append(value, to: &bytes) }
 
     mutating func appendJSONString(_ value: some Collection<UInt8>) {
         if value.withContiguousStorageIfAvailable({ appendJSONString(UnsafeRawBufferPointer($0)) }) != nil { return }
@@ -68,19 +55,6 @@ struct OutputSink {
     mutating func appendJSONString(_ text: String) {
         var text = text
         text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
-    }
-
-    private mutating func appendEscape(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-        }
     }
 
     /// Writes what is buffered to standard output once it is large.

@@ -154,33 +154,14 @@ public enum ReadableKey {
     /// A JSON string of UTF-8 `text`, with control characters escaped as
     /// `escapingControls` escapes them. Byte by byte: every byte it escapes is ASCII, which
     /// UTF-8 never uses inside a longer sequence.
+    /// A key's string: DEL escaped too, so that a key prints as visible text.
     private static func appendJSONString(_ text: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         if text.contains(where: { $0 >= 0x80 }) {
             // Invalid UTF-8 reads as U+FFFD, as `String(decoding:)` reads it.
-            appendEscaped(String(decoding: text, as: UTF8.self).utf8, to: &out)
+            var repaired = String(decoding: text, as: UTF8.self)
+            repaired.withUTF8 { JSONString.append(UnsafeRawBufferPointer($0), escapingDelete: true, to: &out) }
         } else {
-            appendEscaped(text, to: &out)
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func appendEscaped(_ text: some Sequence<UInt8>, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in text {
-            switch byte {
-            case UInt8(ascii: "\\"), UInt8(ascii: "\""):
-                out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
-            case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
-            case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
+            text.withUnsafeBytes { JSONString.append($0, escapingDelete: true, to: &out) }
         }
     }
 
@@ -212,5 +193,36 @@ public enum ReadableKey {
             }
         }
         return out
+    }
+}
+
+/// JSON strings from UTF-8 bytes, for the readable keys and for `diffengine`'s output.
+public enum JSONString {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped
+    /// (`\n`, `\r`, `\t`, else `\u00XX`), and DEL too when `escapingDelete`. Runs of bytes
+    /// that need no escape are copied at once. `value` must be valid UTF-8; every byte
+    /// escaped is ASCII, which UTF-8 never uses inside a longer sequence.
+    public static func append(_ value: UnsafeRawBufferPointer, escapingDelete: Bool = false, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in value.indices {
+            let byte = value[index]
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && !(escapingDelete && byte == 0x7F) { continue }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<index]))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            default:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]])
+            }
+            runStart = index + 1
+        }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart...]))
+        out.append(UInt8(ascii: "\""))
     }
 }
