@@ -9,6 +9,7 @@ import Foundation
 /// UIKit's semantics: sections are deleted, moved and inserted (moved sections land at
 /// their destination, others keep their order in the remaining places); within each
 /// surviving section the same holds for rows; reloaded rows and sections show fresh data.
+@inlinable
 public func simulateBatch<Header, Item>(
     _ batch: BatchUpdate, from before: [SectionData<Header, Item>], to after: [SectionData<Header, Item>],
     sameSection: (Header, Header) -> Bool, sameHeaderContent: (Header, Header) -> Bool,
@@ -32,6 +33,7 @@ public func simulateBatch<Header, Item>(
 
     let reloadedSections = Set(batch.sectionReloads)
     let reloadedRows = Set(batch.reloads)
+    let gone = Set(batch.deletes).union(batch.moves.map(\.from))
     for position in after.indices {
         guard let oldSection = origin[position] else { continue } // inserted: comes with its rows
         if !sameSection(before[oldSection].header, after[position].header) {
@@ -50,7 +52,6 @@ public func simulateBatch<Header, Item>(
             rowOrigin[move.to[1]] = move.from
             rowTaken.insert(move.to[1])
         }
-        let gone = Set(batch.deletes).union(batch.moves.map(\.from))
         var stayingRows = before[oldSection].items.indices
             .filter { !gone.contains(IndexPath(indexes: [oldSection, $0])) }.makeIterator()
         for row in after[position].items.indices where !rowTaken.contains(row) {
@@ -72,6 +73,7 @@ public func simulateBatch<Header, Item>(
 /// Checks a staged changeset: every stage is a valid batch that turns the previous
 /// stage's sections (the old sections first) into its own, and the last stage's sections
 /// are the new sections.
+@inlinable
 public func checkStages<Header, Item>(
     _ staged: StagedChangeset<Header, Item>, old: [SectionData<Header, Item>], new: [SectionData<Header, Item>],
     sameSection: (Header, Header) -> Bool, sameHeaderContent: (Header, Header) -> Bool,
@@ -94,6 +96,7 @@ public func checkStages<Header, Item>(
 }
 
 /// `checkStages` for `Identifiable & Equatable` headers and items.
+@inlinable
 public func checkStages<Header: Identifiable & Equatable, Item: Identifiable & Equatable>(
     _ staged: StagedChangeset<Header, Item>, old: [SectionData<Header, Item>], new: [SectionData<Header, Item>]
 ) -> [String] {

@@ -12,6 +12,9 @@ import DiffEngine
 /// 4. The implied pairing is the reference's (in `none` mode, a subset of it that keeps a
 ///    longest increasing subsequence); `minimal` has exactly paired − LIS moves and
 ///    `displaced` exactly the reference's displaced moves.
+///
+/// The checks are inlinable, as the reference is: harnesses and tests get them specialised.
+@inlinable
 public func checkChangeset<Row>(
     _ changeset: Changeset, old: [Row], new: [Row], mode: MoveMode,
     sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
@@ -27,6 +30,7 @@ public func checkChangeset<Row>(
 /// every update is real. Any correct diff passes, whatever its pairing (peers such as
 /// `CollectionDifference` are held to this). Returns the problems and the pairing implied
 /// by the application, in new order.
+@inlinable
 public func checkApplication<Row>(
     _ changeset: Changeset, old: [Row], new: [Row],
     sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
@@ -77,13 +81,14 @@ public func checkApplication<Row>(
     for (i, j) in zip(staying, free) { origin[j] = i }
 
     // Rule 3.
-    let updatedNew = Set(changeset.updates.map(\.new))
+    var updatedNew = [Bool](repeating: false, count: n)
+    for update in changeset.updates { updatedNew[update.new] = true }
     for j in 0..<n {
         guard let i = origin[j] else { continue }
         if !sameIdentity(old[i], new[j]) {
             problems.append("applied row \(j) (old \(i)) has another identity than new row \(j)")
-        } else if sameContent(old[i], new[j]) == updatedNew.contains(j) {
-            problems.append(updatedNew.contains(j) ? "update (\(i), \(j)) changes nothing" : "row \(j) (old \(i)) changed but is not an update")
+        } else if sameContent(old[i], new[j]) == updatedNew[j] {
+            problems.append(updatedNew[j] ? "update (\(i), \(j)) changes nothing" : "row \(j) (old \(i)) changed but is not an update")
         }
     }
     for update in changeset.updates where origin[update.new] != update.old {
@@ -127,6 +132,7 @@ public func checkPairing(_ changeset: Changeset, implied: [IndexPair], mode: Mov
 }
 
 /// `checkChangeset` for rows that are `Identifiable & Equatable`.
+@inlinable
 public func checkChangeset<Row: Identifiable & Equatable>(
     _ changeset: Changeset, old: [Row], new: [Row], mode: MoveMode
 ) -> [String] {

@@ -15,57 +15,90 @@ public struct ReferenceResult: Sendable {
     public var longestIncreasing: Int
     /// The moves of `MoveMode.displaced`, in new order.
     public var displacedMoves: [IndexPair]
+
+    @usableFromInline
+    init(pairs: [IndexPair], deletions: [Int], insertions: [Int], updates: [IndexPair],
+         longestIncreasing: Int, displacedMoves: [IndexPair]) {
+        self.pairs = pairs
+        self.deletions = deletions
+        self.insertions = insertions
+        self.updates = updates
+        self.longestIncreasing = longestIncreasing
+        self.displacedMoves = displacedMoves
+    }
 }
 
-/// The naive reference differ of DiffEngine.docc/Pairing.md and Changesets.md: O(m × n) pairing (each new
-/// row takes the first unused old row of its identity, which pairs k-th occurrences) and an
-/// O(k²) longest increasing subsequence.
+/// The naive reference differ of DiffEngine.docc/Pairing.md and Changesets.md: each new row
+/// takes the first unused old row of its identity (which pairs k-th occurrences), found by
+/// walking the unused old rows in order — O(m × n) at worst, with no hashing — then a longest
+/// increasing subsequence by patience sorting and the displaced moves by counting.
+///
+/// Inlinable so that a harness or a test gets it specialised for its row type and closures:
+/// the fuzzers spend most of each execution here.
+@inlinable
 public func referenceDiff<Row>(
     _ old: [Row], _ new: [Row],
     sameIdentity: (Row, Row) -> Bool, sameContent: (Row, Row) -> Bool
 ) -> ReferenceResult {
+    // The unused old rows as a list in old order: position p + 1 stands for old row p,
+    // position 0 is the list's head and old.count + 1 its end. A row taken leaves the list,
+    // so the walk for the next new row never passes it again.
+    let end = old.count + 1
+    var nextUnused = Array(1...end)
     var oldUsed = [Bool](repeating: false, count: old.count)
-    var newToOld = [Int?](repeating: nil, count: new.count)
-    for j in 0..<new.count {
-        for i in 0..<old.count where !oldUsed[i] && sameIdentity(old[i], new[j]) {
-            oldUsed[i] = true
-            newToOld[j] = i
-            break
-        }
-    }
     var pairs: [IndexPair] = []
     var updates: [IndexPair] = []
     var insertions: [Int] = []
     for j in 0..<new.count {
-        if let i = newToOld[j] {
-            pairs.append(IndexPair(old: i, new: j))
-            if !sameContent(old[i], new[j]) { updates.append(IndexPair(old: i, new: j)) }
-        } else {
-            insertions.append(j)
+        var before = 0, position = nextUnused[0]
+        while position != end && !sameIdentity(old[position - 1], new[j]) {
+            before = position
+            position = nextUnused[position]
         }
+        guard position != end else {
+            insertions.append(j)
+            continue
+        }
+        nextUnused[before] = nextUnused[position]
+        let i = position - 1
+        oldUsed[i] = true
+        pairs.append(IndexPair(old: i, new: j))
+        if !sameContent(old[i], new[j]) { updates.append(IndexPair(old: i, new: j)) }
     }
     var deletions: [Int] = []
     for i in 0..<old.count where !oldUsed[i] { deletions.append(i) }
 
-    // Longest increasing subsequence, quadratic dynamic programming.
-    let sequence = pairs.sorted { $0.old < $1.old }.map(\.new)
-    var longestEndingAt = [Int](repeating: 1, count: sequence.count)
-    var longest = 0
-    for a in 0..<sequence.count {
-        for b in 0..<a where sequence[b] < sequence[a] {
-            longestEndingAt[a] = Swift.max(longestEndingAt[a], longestEndingAt[b] + 1)
+    // Longest increasing subsequence of the new indexes in old order, by patience sorting:
+    // piles[k] is the smallest last value of an increasing run of length k + 1.
+    var newInOldOrder = [Int](repeating: -1, count: old.count)
+    for pair in pairs { newInOldOrder[pair.old] = pair.new }
+    var piles: [Int] = []
+    for value in newInOldOrder where value >= 0 {
+        var low = 0, high = piles.count
+        while low < high {
+            let middle = (low + high) / 2
+            if piles[middle] < value { low = middle + 1 } else { high = middle }
         }
-        longest = Swift.max(longest, longestEndingAt[a])
+        if low == piles.count { piles.append(value) } else { piles[low] = value }
     }
 
+    // A pair is displaced when the deletions before its old row and the insertions before its
+    // new row do not account for the distance between the two.
+    var deletedBefore = [Int](repeating: 0, count: old.count + 1)
+    for i in 0..<old.count { deletedBefore[i + 1] = deletedBefore[i] + (oldUsed[i] ? 0 : 1) }
+    var insertedBefore = [Int](repeating: 0, count: new.count + 1)
+    var nextInsertion = 0
+    for j in 0..<new.count {
+        let inserted = nextInsertion < insertions.count && insertions[nextInsertion] == j
+        if inserted { nextInsertion += 1 }
+        insertedBefore[j + 1] = insertedBefore[j] + (inserted ? 1 : 0)
+    }
     var displaced: [IndexPair] = []
-    for pair in pairs {
-        let deletedBefore = deletions.filter { $0 < pair.old }.count
-        let insertedBefore = insertions.filter { $0 < pair.new }.count
-        if pair.old - deletedBefore + insertedBefore != pair.new { displaced.append(pair) }
+    for pair in pairs where pair.old - deletedBefore[pair.old] + insertedBefore[pair.new] != pair.new {
+        displaced.append(pair)
     }
     return ReferenceResult(pairs: pairs, deletions: deletions, insertions: insertions, updates: updates,
-                           longestIncreasing: longest, displacedMoves: displaced)
+                           longestIncreasing: piles.count, displacedMoves: displaced)
 }
 
 /// The moves `MoveMode.minimal` reports for `pairs`, by the engine's documented tie rule,
@@ -92,6 +125,7 @@ public func referenceMinimalMoves(_ pairs: [IndexPair]) -> [IndexPair] {
 
 /// The reference for `DuplicatePolicy.firstWins`: the rows kept (first occurrences) and the
 /// original indexes dropped.
+@inlinable
 public func referenceDeduplicate<Row>(_ rows: [Row], sameIdentity: (Row, Row) -> Bool) -> (kept: [Row], dropped: [Int]) {
     var kept: [Row] = []
     var dropped: [Int] = []
@@ -107,6 +141,7 @@ public func referenceDeduplicate<Row>(_ rows: [Row], sameIdentity: (Row, Row) ->
 
 /// The reference for `DuplicatePolicy.reject`: the first repeated identity (the one whose
 /// second occurrence comes first) and its first two indexes, old side before new.
+@inlinable
 public func referenceFirstRepeat<Row>(_ rows: [Row], sameIdentity: (Row, Row) -> Bool) -> (first: Int, second: Int)? {
     for second in 0..<rows.count {
         for first in 0..<second where sameIdentity(rows[first], rows[second]) {
