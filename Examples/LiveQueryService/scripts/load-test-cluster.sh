@@ -6,14 +6,20 @@
 # Node KILL_NODE (1, the second) is killed at second KILL_AT (10; empty: none): its clients
 # reconnect to the next node. Prints latency, event sizes, the nodes' CPU and memory and the
 # reconnections, checks that every client ends at PostgreSQL's rows, and stops everything.
+# LIVE_QUERY_BIN: a folder with live-query-service and live-query-load to run instead of
+# building them.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 SERVICE=Examples/LiveQueryService
 OUT=${OUT:-$SERVICE/.build/load-test-cluster}
 NODES=${NODES:-3}
-swift build -c release --package-path "$SERVICE" --product live-query-service
-swift build -c release --package-path "$SERVICE" --product live-query-load
-bin=$(swift build -c release --package-path "$SERVICE" --show-bin-path)
+if [ -n "${LIVE_QUERY_BIN:-}" ]; then
+    bin=$LIVE_QUERY_BIN # binaries built elsewhere, e.g. of another commit, to compare side by side
+else
+    swift build -c release --package-path "$SERVICE" --product live-query-service
+    swift build -c release --package-path "$SERVICE" --product live-query-load
+    bin=$(swift build -c release --package-path "$SERVICE" --show-bin-path)
+fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 16384 || true
 export PG_PORT=${PG_PORT:-54335} PG_DIR=${PG_DIR:-/tmp/diffengine-postgres-load}

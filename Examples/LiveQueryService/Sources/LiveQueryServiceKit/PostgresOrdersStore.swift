@@ -15,8 +15,10 @@ import PostgresNIO
 /// store reports `CommitChanges.unknown`, and every live query of the node reads its rows
 /// again. A client is then told nothing wrong, only late by the reconnection.
 ///
-/// A statement that changed more rows than fit a notification (about 7,000 bytes of ids)
-/// notifies without ids (`*`): every query reads its rows again.
+/// The notification also carries the rows the statement left, so that a node learns a commit
+/// without reading anything; where they do not fit (about 7,000 bytes), the node reads the
+/// rows of the ids (one query). A statement that changed more rows than fit as ids notifies
+/// without them (`*`): every query reads its rows again.
 public final class PostgresOrdersStore: OrderStore {
     /// The connection pool in use, and the task that runs it. A pool can be replaced (see
     /// `renewPool`); every operation takes the current one.
@@ -161,26 +163,37 @@ public final class PostgresOrdersStore: OrderStore {
         "CREATE INDEX IF NOT EXISTS orders_updated ON orders (updated_at, id)",
         "CREATE INDEX IF NOT EXISTS orders_amount ON orders (amount, id)",
         "CREATE INDEX IF NOT EXISTS orders_customer ON orders (customer, updated_at, id)",
-        // The payload: the database's clock in milliseconds, then the ids (or `*`).
+        // The payload: the database's clock in milliseconds, the ids (or `*`), then the rows
+        // the statement left, as `[id, customer, status, amount, updated_at]` arrays, where
+        // they fit: a node then learns the commit without a query of its own.
         """
         CREATE OR REPLACE FUNCTION orders_notify() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
             ids TEXT;
+            rows TEXT;
         BEGIN
             IF TG_OP = 'INSERT' THEN
-                SELECT string_agg(id::TEXT, ',') INTO ids FROM new_rows;
+                SELECT string_agg(id::TEXT, ','), json_agg(json_build_array(id, customer, status, amount, updated_at))::TEXT
+                    INTO ids, rows FROM new_rows;
             ELSIF TG_OP = 'DELETE' THEN
                 SELECT string_agg(id::TEXT, ',') INTO ids FROM old_rows;
+                rows := '[]';
             ELSE
                 SELECT string_agg(id::TEXT, ',') INTO ids FROM (SELECT id FROM old_rows UNION SELECT id FROM new_rows) changed;
+                SELECT COALESCE(json_agg(json_build_array(id, customer, status, amount, updated_at))::TEXT, '[]')
+                    INTO rows FROM new_rows;
             END IF;
             IF ids IS NULL THEN
                 RETURN NULL;
             END IF;
             IF length(ids) > 7000 THEN
                 ids := '*';
+                rows := NULL;
+            ELSIF length(ids) + octet_length(rows) > 7000 THEN
+                rows := NULL;
             END IF;
-            PERFORM pg_notify('orders_changes', (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT::TEXT || ':' || ids);
+            PERFORM pg_notify('orders_changes', (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT::TEXT || ':' || ids
+                                                || COALESCE(';' || rows, ''));
             RETURN NULL;
         END
         $$
@@ -300,18 +313,28 @@ public final class PostgresOrdersStore: OrderStore {
         }
     }
 
-    /// One notification: `MILLISECONDS:ID,ID,…` or `MILLISECONDS:*`. The rows of the ids are
-    /// read (one query) so that live queries can skip commits that cannot change their rows.
+    /// One notification: `MILLISECONDS:ID,ID,…;ROWS`, `MILLISECONDS:ID,ID,…` or
+    /// `MILLISECONDS:*`. Live queries use the rows to skip commits that cannot change theirs;
+    /// where the trigger could not fit them (or they do not read), they are read (one query).
     private func received(_ payload: String) async {
         guard let colon = payload.firstIndex(of: ":"), let at = Int64(payload[..<colon]) else { return }
-        let list = payload[payload.index(after: colon)...]
-        guard list != "*" else {
+        let rest = payload[payload.index(after: colon)...]
+        guard rest != "*" else {
             committed(.unknown, at: at)
             return
         }
-        let ids = list.split(separator: ",").compactMap { Int64($0) }
-        let rows = try? await orders(client.query("SELECT id, customer, status, amount, updated_at FROM orders WHERE id = ANY(\(ids))", logger: logger))
+        let semicolon = rest.firstIndex(of: ";")
+        let ids = rest[..<(semicolon ?? rest.endIndex)].split(separator: ",").compactMap { Int64($0) }
+        var rows = semicolon.flatMap { Self.notifiedRows(rest[rest.index(after: $0)...]) }
+        if rows == nil {
+            rows = try? await orders(client.query("SELECT id, customer, status, amount, updated_at FROM orders WHERE id = ANY(\(ids))", logger: logger))
+        }
         committed(CommitChanges(ids: Set(ids), rows: rows), at: at)
+    }
+
+    /// The rows of a notification, or nil where they do not read as the trigger writes them.
+    static func notifiedRows(_ text: Substring) -> [Order]? {
+        try? JSONDecoder().decode([NotifiedOrder].self, from: Data(text.utf8)).map(\.order)
     }
 
     /// Counts the commit and tells the listeners (in the order notifications arrive: commit order).
@@ -477,5 +500,20 @@ extension QuerySpec {
             SELECT id, customer, status, amount, updated_at FROM orders\(filter)
             ORDER BY \(column) \(direction), id \(direction) LIMIT $\(bindings.count)
             """, binds: bindings)
+    }
+}
+
+/// An order as the notification trigger writes it: `[id, customer, status, amount, updated_at]`.
+struct NotifiedOrder: Decodable {
+    let order: Order
+
+    init(from decoder: Decoder) throws {
+        var fields = try decoder.unkeyedContainer()
+        order = Order(id: try fields.decode(Int64.self), customer: try fields.decode(String.self),
+                      status: try fields.decode(String.self), amount: try fields.decode(Int64.self),
+                      updated_at: try fields.decode(Int64.self))
+        guard fields.isAtEnd else {
+            throw DecodingError.dataCorruptedError(in: fields, debugDescription: "more than five fields")
+        }
     }
 }

@@ -67,14 +67,16 @@ final class RotatingClient: @unchecked Sendable {
         return [first, second]
     }
 
-    /// Writes through each node in turn: inserts, updates of random orders, churn.
+    /// Writes through each node in turn: inserts, updates of random orders, churn (small,
+    /// and every tenth churn too large for its rows to travel in the notification).
     func write(_ steps: Range<Int>, through nodes: [RunningService], using generator: inout some RandomNumberGenerator) async throws {
         for step in steps {
             let store = nodes[step % nodes.count].store
             switch step % 3 {
             case 0: _ = try await store.insert(customer: "n\(step)", status: Order.statuses[step % 4], amount: Int64.random(in: 1...99_999, using: &generator), id: nil)
             case 1: _ = try? await store.update(id: Int64.random(in: 1...400, using: &generator), customer: nil, status: Order.statuses[(step / 3) % 4], amount: nil, owner: nil)
-            default: try await store.churn(changes: 4)
+            // Now and then a commit whose rows do not fit its notification: the nodes read them.
+            default: try await store.churn(changes: step % 30 == 2 ? 600 : 4)
             }
         }
     }

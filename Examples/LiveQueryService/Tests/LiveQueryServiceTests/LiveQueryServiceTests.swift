@@ -337,6 +337,26 @@ func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) as
 /// The window that lets a query skip a commit or compute its rows from it: through random
 /// commits on a model table, whenever the window skips a commit or computes the rows, they are
 /// the query's rows on the table; when it asks for a read, the read's rows are taken.
+@Suite struct NotificationTests {
+    /// The rows as PostgreSQL's trigger writes them (`json_build_array`), escapes included.
+    @Test func notifiedRowsReadAsTheTriggerWritesThem() {
+        let text = #"[[1, "customer 7", "open", 250, 1700000000000], [9007199254740993, "ünï \"q\"", "paid", -5, 0]]"#
+        #expect(PostgresOrdersStore.notifiedRows(text[...]) == [
+            Order(id: 1, customer: "customer 7", status: "open", amount: 250, updated_at: 1_700_000_000_000),
+            Order(id: 9_007_199_254_740_993, customer: "ünï \"q\"", status: "paid", amount: -5, updated_at: 0),
+        ])
+        #expect(PostgresOrdersStore.notifiedRows("[]") == [])
+    }
+
+    /// Anything else is not taken as rows (the node then reads them): no row is made up.
+    @Test func notifiedRowsRefuseOtherShapes() {
+        for text in [#"[[1, "a", "open", 2]]"#, #"[[1, "a", "open", 2, 3, 4]]"#, #"[[1.5, "a", "open", 2, 3]]"#,
+                     #"[[1, null, "open", 2, 3]]"#, #"{"id": 1}"#, "", "[[1, \"a\""] {
+            #expect(PostgresOrdersStore.notifiedRows(text[...]) == nil, "\(text)")
+        }
+    }
+}
+
 @Suite struct ResultWindowTests {
     @Test func skippedAndComputedCommitsGiveTheQuerysRows() {
         var generator = SplitMix64(seed: 333)
