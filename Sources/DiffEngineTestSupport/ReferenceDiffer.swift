@@ -31,7 +31,8 @@ public struct ReferenceResult: Sendable {
 /// The naive reference differ of DiffEngine.docc/Pairing.md and Changesets.md: each new row
 /// takes the first unused old row of its identity (which pairs k-th occurrences), found by
 /// walking the unused old rows in order — O(m × n) at worst, with no hashing — then a longest
-/// increasing subsequence by patience sorting and the displaced moves by counting.
+/// increasing subsequence by patience sorting, and the displaced moves by placing the paired
+/// rows between the insertions (the indexed reference counts them instead).
 ///
 /// Inlinable so that a harness or a test gets it specialised for its row type and closures:
 /// the fuzzers spend most of each execution here.
@@ -68,12 +69,34 @@ public func referenceDiff<Row>(
     var deletions: [Int] = []
     for i in 0..<old.count where !oldUsed[i] { deletions.append(i) }
 
-    // Longest increasing subsequence of the new indexes in old order, by patience sorting:
-    // piles[k] is the smallest last value of an increasing run of length k + 1.
     var newInOldOrder = [Int](repeating: -1, count: old.count)
     for pair in pairs { newInOldOrder[pair.old] = pair.new }
+
+    // Where each paired old row lands when only the deletions and insertions are applied:
+    // the next new place no insertion takes. A pair that lands elsewhere is displaced.
+    var landing = [Int](repeating: -1, count: old.count)
+    var place = 0, nextInsertion = 0
+    for i in 0..<old.count where oldUsed[i] {
+        while nextInsertion < insertions.count && insertions[nextInsertion] == place {
+            place += 1
+            nextInsertion += 1
+        }
+        landing[i] = place
+        place += 1
+    }
+    var displaced: [IndexPair] = []
+    for pair in pairs where landing[pair.old] != pair.new { displaced.append(pair) }
+    return ReferenceResult(pairs: pairs, deletions: deletions, insertions: insertions, updates: updates,
+                           longestIncreasing: longestIncreasingLength(newInOldOrder.filter { $0 >= 0 }),
+                           displacedMoves: displaced)
+}
+
+/// The length of a longest strictly increasing subsequence of `values`, by patience
+/// sorting: `piles[k]` is the smallest last value of an increasing run of length k + 1.
+@usableFromInline
+func longestIncreasingLength(_ values: [Int]) -> Int {
     var piles: [Int] = []
-    for value in newInOldOrder where value >= 0 {
+    for value in values {
         var low = 0, high = piles.count
         while low < high {
             let middle = (low + high) / 2
@@ -81,24 +104,7 @@ public func referenceDiff<Row>(
         }
         if low == piles.count { piles.append(value) } else { piles[low] = value }
     }
-
-    // A pair is displaced when the deletions before its old row and the insertions before its
-    // new row do not account for the distance between the two.
-    var deletedBefore = [Int](repeating: 0, count: old.count + 1)
-    for i in 0..<old.count { deletedBefore[i + 1] = deletedBefore[i] + (oldUsed[i] ? 0 : 1) }
-    var insertedBefore = [Int](repeating: 0, count: new.count + 1)
-    var nextInsertion = 0
-    for j in 0..<new.count {
-        let inserted = nextInsertion < insertions.count && insertions[nextInsertion] == j
-        if inserted { nextInsertion += 1 }
-        insertedBefore[j + 1] = insertedBefore[j] + (inserted ? 1 : 0)
-    }
-    var displaced: [IndexPair] = []
-    for pair in pairs where pair.old - deletedBefore[pair.old] + insertedBefore[pair.new] != pair.new {
-        displaced.append(pair)
-    }
-    return ReferenceResult(pairs: pairs, deletions: deletions, insertions: insertions, updates: updates,
-                           longestIncreasing: piles.count, displacedMoves: displaced)
+    return piles.count
 }
 
 /// The moves `MoveMode.minimal` reports for `pairs`, by the engine's documented tie rule,
@@ -176,15 +182,6 @@ public func indexedReferenceDiff<Row, Identity: Hashable>(
         }
     }
     let deletions = (0..<old.count).filter { !oldUsed[$0] }
-    var piles: [Int] = [] // smallest tail of an increasing run of each length
-    for value in pairs.sorted(by: { $0.old < $1.old }).map(\.new) {
-        var low = 0, high = piles.count
-        while low < high {
-            let middle = (low + high) / 2
-            if piles[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        if low == piles.count { piles.append(value) } else { piles[low] = value }
-    }
     var deletedBefore = [Int](repeating: 0, count: old.count + 1)
     for i in 0..<old.count { deletedBefore[i + 1] = deletedBefore[i] + (oldUsed[i] ? 0 : 1) }
     var insertedBefore = [Int](repeating: 0, count: new.count + 1)
@@ -193,7 +190,8 @@ public func indexedReferenceDiff<Row, Identity: Hashable>(
     for j in 0..<new.count { insertedBefore[j + 1] = insertedBefore[j] + (isInserted[j] ? 1 : 0) }
     let displaced = pairs.filter { $0.old - deletedBefore[$0.old] + insertedBefore[$0.new] != $0.new }
     return ReferenceResult(pairs: pairs, deletions: deletions, insertions: insertions, updates: updates,
-                           longestIncreasing: piles.count, displacedMoves: displaced)
+                           longestIncreasing: longestIncreasingLength(pairs.sorted(by: { $0.old < $1.old }).map(\.new)),
+                           displacedMoves: displaced)
 }
 
 /// The naive reference's own changeset in `minimal` mode: every pair off one longest
