@@ -42,5 +42,5 @@ token=$("$bin/live-query-service" token --admin --expires-in 3600 --token-secret
 kill_options=()
 [ -n "${KILL_AT-10}" ] && kill_options=(--kill-node "${KILL_NODE:-1}" --kill-at "${KILL_AT:-10}")
 "$bin/live-query-load" --ports "$(IFS=,; echo "${ports[*]}")" --postgres "$url" --server-pid "$(IFS=,; echo "${pids[*]}")" \
-    --clients "${CLIENTS:-1500}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" \
+    --clients "${CLIENTS:-1500}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" --writers "${WRITERS:-4}" \
     --changes "${CHANGES:-5}" --seconds "${SECONDS_RUN:-30}" --token "$token" "${kill_options[@]}"

@@ -11,7 +11,7 @@ import NIOCore
 import NIOPosix
 
 // live-query-load --port P --database FILE --server-pid PID [--clients 1000] [--queries 10]
-//                 [--commits 200] [--changes 5] [--seconds 30] [--token ADMIN_TOKEN]
+//                 [--commits 200] [--writers 4] [--changes 5] [--seconds 30] [--token ADMIN_TOKEN]
 // live-query-load --ports P1,P2,… --postgres URL --server-pid PID1,PID2,… [--kill-node I --kill-at S] …
 // Loopback only: N WebSocket clients on Q distinct live queries while one writer commits
 // C times a second (each commit CHANGES rows) for S seconds; then checks that every client
@@ -21,7 +21,9 @@ import NIOPosix
 // With --token, every client and the writer send it (a service that checks tokens). With
 // --token-secret-file F --customers K, client i is instead customer (i % K) + 1 with a token
 // signed with F's secret, so its query is scoped to that customer's orders (the writer is an
-// admin): what per-customer scoping costs the server.
+// admin): what per-customer scoping costs the server. The commits come from WRITERS
+// concurrent writers, each paced to its share: with W writers and commits of L seconds,
+// at most W / L commits a second are made, whatever the server could take.
 // A cluster: --ports spreads the clients over the nodes and sends each commit to the next
 // node (to another when it fails, as a load balancer would), --postgres is where the rows
 // are checked, and --kill-node I --kill-at S kills node I (SIGKILL) at second S of the run:
@@ -31,7 +33,7 @@ import NIOPosix
 var port = 8080, database = "orders.sqlite", serverPIDs: [Int32] = []
 var ports: [Int] = [], postgres: String?, killNode: Int?, killAt = 10.0
 var clientCount = 1_000, queryCount = 10, commitsPerSecond = 200, changesPerCommit = 5, seconds = 30.0
-var token: String?, secretFile: String?, customerCount = 0
+var token: String?, secretFile: String?, customerCount = 0, writerCount = 4
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     let value = arguments.next() ?? ""
@@ -46,6 +48,7 @@ while let argument = arguments.next() {
     case "--clients": clientCount = min(Int(value) ?? clientCount, 5_000)
     case "--queries": queryCount = min(Int(value) ?? queryCount, 20)
     case "--commits": commitsPerSecond = min(Int(value) ?? commitsPerSecond, 1_000)
+    case "--writers": writerCount = max(1, min(Int(value) ?? writerCount, 64))
     case "--changes": changesPerCommit = Int(value) ?? changesPerCommit
     case "--seconds": seconds = min(Double(value) ?? seconds, 120)
     case "--token": token = value
@@ -163,7 +166,7 @@ var logger = Logger(label: "live-query-load")
 logger.logLevel = .critical
 let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s")
+print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s from \(writerCount) writers")
 let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)) + (token.map { "&access_token=\($0)" } ?? ""))
 var customerTokens: [String] = []
 if let secretFile, customerCount > 0 {
@@ -262,7 +265,9 @@ print("live-query-load: \(connected) clients connected")
 
 // The writer: C commits a second through the HTTP API, paced, for S seconds, each to the next
 // node (to the one after when it fails).
-let session = URLSession(configuration: .ephemeral)
+let sessionConfiguration = URLSessionConfiguration.ephemeral
+sessionConfiguration.httpMaximumConnectionsPerHost = writerCount // every writer its own connection
+let session = URLSession(configuration: sessionConfiguration)
 let requests = ports.map { port in
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
     request.httpMethod = "POST"
@@ -279,7 +284,7 @@ final class Counter: @unchecked Sendable {
 }
 let counter = Counter()
 counter.peakRSS = before.rssMB
-let writers = 4, runSeconds = seconds, rate = commitsPerSecond
+let writers = writerCount, runSeconds = seconds, rate = commitsPerSecond
 // WRITERS workers, each paced to its share of the rate, so a slow commit does not stall the pace.
 await withTaskGroup(of: Void.self) { group in
     for worker in 0..<writers {
