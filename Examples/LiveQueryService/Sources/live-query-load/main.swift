@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GRDB
 import HTTPTypes
 import HummingbirdWSClient
@@ -263,17 +260,11 @@ while stats.lock.withLock({ stats.mirrors.count }) < clientCount && Date() < con
 let connected = stats.lock.withLock { stats.mirrors.count }
 print("live-query-load: \(connected) clients connected")
 
-// The writer: C commits a second through the HTTP API, paced, for S seconds, each to the next
-// node (to the one after when it fails).
-let sessionConfiguration = URLSessionConfiguration.ephemeral
-sessionConfiguration.httpMaximumConnectionsPerHost = writerCount // every writer its own connection
-let session = URLSession(configuration: sessionConfiguration)
-let requests = ports.map { port in
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/churn?changes=\(changesPerCommit)")!)
-    request.httpMethod = "POST"
-    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-    return request
-}
+// The writers: C commits a second through the HTTP API, paced, for S seconds, each to the next
+// node (to the one after when it fails). Each writer is a thread with a kept-alive connection
+// to every node, on plain blocking sockets: URLSession on Linux spent two thirds of this
+// process's CPU in dispatch threads, on the cores the nodes and PostgreSQL share with it.
+let churnPath = "/api/churn?changes=\(changesPerCommit)"
 stats.record { $0.measuring = true }
 let before = serverUsage()
 let cpuBefore = serverPIDs.map { processUsage($0).cpu }
@@ -284,24 +275,35 @@ final class Counter: @unchecked Sendable {
 }
 let counter = Counter()
 counter.peakRSS = before.rssMB
-let writers = writerCount, runSeconds = seconds, rate = commitsPerSecond
-// WRITERS workers, each paced to its share of the rate, so a slow commit does not stall the pace.
-await withTaskGroup(of: Void.self) { group in
-    for worker in 0..<writers {
-        group.addTask {
-            var sent = 0
-            while Date().timeIntervalSince(start) < runSeconds {
-                let due = start.addingTimeInterval((Double(sent * writers + worker)) / Double(rate))
-                let wait = due.timeIntervalSinceNow
-                if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
-                sent += 1
-                var ok = false
-                for attempt in 0..<requests.count where !ok {
-                    let request = requests[(sent * writers + worker + attempt) % requests.count]
-                    ok = ((try? await session.data(for: request))?.1 as? HTTPURLResponse)?.statusCode == 200
-                }
-                counter.lock.withLock { if ok { counter.commits += 1 } else { counter.errors += 1 } }
+let writers = writerCount, runSeconds = seconds, rate = commitsPerSecond, writerToken = token
+// WRITERS threads, each paced to its share of the rate, so a slow commit does not stall the pace.
+let writersDone = DispatchSemaphore(value: 0)
+for worker in 0..<writers {
+    let thread = Thread {
+        let connections = nodePorts.map { PlainHTTPConnection(port: $0, token: writerToken) }
+        var sent = 0
+        while Date().timeIntervalSince(start) < runSeconds {
+            let due = start.addingTimeInterval((Double(sent * writers + worker)) / Double(rate))
+            let wait = due.timeIntervalSinceNow
+            if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+            sent += 1
+            var ok = false
+            for attempt in 0..<connections.count where !ok {
+                ok = connections[(sent * writers + worker + attempt) % connections.count].post(churnPath) == 200
             }
+            counter.lock.withLock { if ok { counter.commits += 1 } else { counter.errors += 1 } }
+        }
+        writersDone.signal()
+    }
+    thread.start()
+}
+await withTaskGroup(of: Void.self) { group in
+    group.addTask {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            Thread {
+                for _ in 0..<writers { writersDone.wait() }
+                finished.resume()
+            }.start()
         }
     }
     if let killNode, killNode < serverPIDs.count {
@@ -374,3 +376,96 @@ for error in errors.prefix(5) { print("  \(error)") }
 let passed = connected == clientCount && converged == clientCount && errors.isEmpty && writeErrors == 0
 print(passed ? "live-query-load: passed" : "live-query-load: FAILED")
 exit(passed ? 0 : 1)
+
+/// One writer's HTTP/1.1 connection to a node on loopback, kept alive across requests and
+/// reopened after a failure. Blocking: used only from a writer's own thread.
+final class PlainHTTPConnection {
+    let port: Int
+    let token: String?
+    private var socketFD: Int32 = -1
+
+    init(port: Int, token: String?) {
+        self.port = port
+        self.token = token
+    }
+
+    deinit { disconnect() }
+
+    /// POSTs to `path` with an empty body; the response's status, or nil when the node could
+    /// not be reached or answered something that does not read as HTTP/1.1.
+    func post(_ path: String) -> Int? {
+        if socketFD < 0 && !connectToNode() { return nil }
+        var request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        request += "\r\n"
+        guard send(Array(request.utf8)), let (status, keepAlive) = readResponse() else {
+            disconnect()
+            return nil
+        }
+        if !keepAlive { disconnect() }
+        return status
+    }
+
+    private func connectToNode() -> Bool {
+        socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return false }
+        // A node that stops answering costs a writer at most this long.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var noDelay: Int32 = 1
+        setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if connected != 0 { disconnect() }
+        return socketFD >= 0
+    }
+
+    private func disconnect() {
+        if socketFD >= 0 { close(socketFD) }
+        socketFD = -1
+    }
+
+    private func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// The status and whether the connection stays open; the body (sized by Content-Length,
+    /// which the service always sends) is read and dropped.
+    private func readResponse() -> (status: Int, keepAlive: Bool)? {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let headerEnd = Array("\r\n\r\n".utf8)
+        var bodyStart: Int?
+        while bodyStart == nil {
+            let count = chunk.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+            if count <= 0 || buffer.count > 65_536 { return nil }
+            buffer += chunk[..<count]
+            if let end = buffer.firstRange(of: headerEnd) { bodyStart = end.upperBound }
+        }
+        let head = String(decoding: buffer[..<bodyStart!], as: UTF8.self).lowercased()
+        let lines = head.split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.hasPrefix("http/1.1 "),
+              let status = Int(statusLine.dropFirst(9).prefix(3)) else { return nil }
+        let contentLength = lines.lazy.compactMap { line -> Int? in
+            line.hasPrefix("content-length:") ? Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) : nil
+        }.first
+        guard let contentLength else { return nil }
+        while buffer.count - bodyStart! < contentLength {
+            let count = chunk.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            buffer += chunk[..<count]
+        }
+        return (status, !lines.contains("connection: close"))
+    }
+}
