@@ -2,7 +2,8 @@
 # The cluster's load test, on loopback only and bounded: a fresh PostgreSQL (scripts/postgres.sh
 # on its own port and folder) with ROWS orders (100,000), NODES nodes of the service (3) that
 # check tokens, then CLIENTS WebSocket clients (1,500) spread over the nodes on 10 queries
-# while 200 commits a second of 5 rows each go through the nodes for SECONDS_RUN seconds (30).
+# while 200 commits a second of 5 rows each go through the nodes for SECONDS_RUN seconds (30),
+# from WRITERS concurrent writers (8).
 # Node KILL_NODE (1, the second) is killed at second KILL_AT (10; empty: none): its clients
 # reconnect to the next node. Prints latency, event sizes, the nodes' CPU and memory and the
 # reconnections, checks that every client ends at PostgreSQL's rows, and stops everything.
@@ -42,5 +43,5 @@ token=$("$bin/live-query-service" token --admin --expires-in 3600 --token-secret
 kill_options=()
 [ -n "${KILL_AT-10}" ] && kill_options=(--kill-node "${KILL_NODE:-1}" --kill-at "${KILL_AT:-10}")
 "$bin/live-query-load" --ports "$(IFS=,; echo "${ports[*]}")" --postgres "$url" --server-pid "$(IFS=,; echo "${pids[*]}")" \
-    --clients "${CLIENTS:-1500}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" --writers "${WRITERS:-4}" \
+    --clients "${CLIENTS:-1500}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" --writers "${WRITERS:-8}" \
     --changes "${CHANGES:-5}" --seconds "${SECONDS_RUN:-30}" --token "$token" "${kill_options[@]}"
