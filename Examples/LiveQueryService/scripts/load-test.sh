@@ -8,26 +8,33 @@
 # --insecure-no-auth: the two runs measure what checking tokens costs. With CUSTOMERS=K the
 # clients are K customers (tokens signed with the same fresh secret), each query scoped to
 # its customer: K × QUERIES observations where the open service shares QUERIES.
+# LIVE_QUERY_BIN: a folder with live-query-service and live-query-load to run instead of
+# building them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build/load-test}
-swift build -c release --product live-query-service
-swift build -c release --product live-query-load
+if [ -n "${LIVE_QUERY_BIN:-}" ]; then
+    BIN=$LIVE_QUERY_BIN # binaries built elsewhere, e.g. of another commit, to compare side by side
+else
+    swift build -c release --product live-query-service
+    swift build -c release --product live-query-load
+    BIN=.build/release
+fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 8192 || true
 AUTHENTICATION=(--insecure-no-auth) TOKEN=()
 if [ "${AUTH:-0}" = 1 ] || [ -n "${CUSTOMERS:-}" ]; then
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$OUT/token-secret"
     AUTHENTICATION=(--token-secret-file "$OUT/token-secret")
-    TOKEN=(--token "$(.build/release/live-query-service token --admin --expires-in 3600 --token-secret-file "$OUT/token-secret")")
+    TOKEN=(--token "$("$BIN/live-query-service" token --admin --expires-in 3600 --token-secret-file "$OUT/token-secret")")
     [ -n "${CUSTOMERS:-}" ] && TOKEN+=(--token-secret-file "$OUT/token-secret" --customers "$CUSTOMERS")
 fi
-.build/release/live-query-service --port 0 --database "$OUT/orders.sqlite" --seed "${ROWS:-100000}" "${AUTHENTICATION[@]}" >"$OUT/server.log" 2>&1 &
+"$BIN/live-query-service" --port 0 --database "$OUT/orders.sqlite" --seed "${ROWS:-100000}" "${AUTHENTICATION[@]}" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 300); do grep -q "live-query-service: http" "$OUT/server.log" && break; sleep 0.1; done
 PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$OUT/server.log" | head -1)
 [ -n "$PORT" ] || { cat "$OUT/server.log"; exit 1; }
-.build/release/live-query-load --port "$PORT" --database "$OUT/orders.sqlite" --server-pid "$SERVER" \
+"$BIN/live-query-load" --port "$PORT" --database "$OUT/orders.sqlite" --server-pid "$SERVER" \
     --clients "${CLIENTS:-1000}" --queries "${QUERIES:-10}" --commits "${COMMITS:-200}" \
     --changes "${CHANGES:-5}" --seconds "${SECONDS_RUN:-30}" "${TOKEN[@]}"
