@@ -146,16 +146,32 @@ func processUsage(_ serverPID: Int32) -> (cpu: Double, rssMB: Double, peakMB: Do
 
 /// A client that upgrades to a WebSocket and then never reads a byte.
 func stalledClient(_ path: String) -> Int32 {
+    let fd = loopbackSocket(port: port) { fd in
+        var small: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    }
+    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    return fd
+}
+
+/// A TCP socket connected to `port` on loopback, `configure` (socket options) applied before
+/// it connects; -1 when it could not connect.
+func loopbackSocket(port: Int, configure: (Int32) -> Void) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return -1 }
+    configure(fd)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var small: Int32 = 4096
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        return -1
+    }
     return fd
 }
 
@@ -407,21 +423,13 @@ final class PlainHTTPConnection {
     }
 
     private func connectToNode() -> Bool {
-        socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { return false }
-        // A node that stops answering costs a writer at most this long.
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var noDelay: Int32 = 1
-        setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        socketFD = loopbackSocket(port: port) { fd in
+            // A node that stops answering costs a writer at most this long.
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var noDelay: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         }
-        if connected != 0 { disconnect() }
         return socketFD >= 0
     }
 
