@@ -42,7 +42,7 @@ def arguments():
     parser.add_argument("--columns", type=int, default=4)
     parser.add_argument("--changes", default="1%", help="a fraction (1%%) of each kind, or a count of changed rows")
     parser.add_argument("--repetitions", type=int, default=4)
-    parser.add_argument("--methods", default="spark-extension,spark,spark-copartition,binary,binary-changed,spark-checksums,binary-checksums")
+    parser.add_argument("--methods", default="spark-extension,spark,binary,binary-changed,spark-checksums,binary-checksums")
     parser.add_argument("--binary", default=os.environ.get("DIFFENGINE_BINARY", str(ROOT / "Tools/.build/release/diffengine")))
     parser.add_argument("--work", default=os.environ.get("SPARK_BENCH_WORK", "/tmp/diffengine-spark-bench"))
     parser.add_argument("--partitions", type=int, default=16, help="spark.sql.shuffle.partitions")
@@ -94,32 +94,12 @@ def methods(spark, binary: str):
     return {
         "spark-extension": extension,
         "spark": lambda old, new: diff(old, new, key="id", engine="spark"),
-        # The same plan with the session flag the README suggests (set only while it runs).
-        "spark-copartition": lambda old, new: diff(old, new, key="id", engine="spark"),
         "binary": lambda old, new: diff(old, new, key="id", engine="binary", binary=binary),
         "binary-changed": lambda old, new: diff(old, new, key="id", engine="binary", binary=binary, changed_only=True),
         "spark-checksums": lambda old, new: diff(old, new, key="id", engine="spark", checksums=True, changed_only=True),
         "binary-checksums": lambda old, new: diff(old, new, key="id", engine="binary", binary=binary,
                                                   checksums=True, changed_only=True),
     }
-
-
-# Session settings a method runs under, restored after it.
-METHOD_CONF = {"spark-copartition": {"spark.sql.requireAllClusterKeysForCoPartition": "false"}}
-
-
-def run_method(spark, method, name, old, new, body):
-    saved = {key: spark.conf.get(key, None) for key in METHOD_CONF.get(name, {})}
-    for key, value in METHOD_CONF.get(name, {}).items():
-        spark.conf.set(key, value)
-    try:
-        return body(method(old, new))
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 def changed_keys(frame):
@@ -158,12 +138,12 @@ def main():
     for repetition in range(options.repetitions):
         for name in chosen:
             started = time.perf_counter()
-            run_method(spark, table[name], name, old, new, lambda frame: frame.write.format("noop").mode("overwrite").save())
+            table[name](old, new).write.format("noop").mode("overwrite").save()
             times[name].append(time.perf_counter() - started)
         print(f"repetition {repetition + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f} s" for name in chosen), flush=True)
 
     expected, cli_seconds = cli_changed_keys(options.binary, work)
-    agree = {name: run_method(spark, table[name], name, old, new, changed_keys) == expected for name in chosen}
+    agree = {name: changed_keys(table[name](old, new)) == expected for name in chosen}
     print(f"\n{options.rows:,} rows x {options.columns} columns, changes {options.changes}: "
           f"{len(expected):,} changed rows; Spark local[2], {options.partitions} shuffle partitions; "
           f"median of repetitions 2-{options.repetitions}")

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import shutil
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import (BinaryType, BooleanType, ByteType, DateType, DecimalType,
-                               IntegerType, LongType, NumericType, ShortType, StringType,
-                               StructField, StructType, TimestampType)
+from pyspark.sql.types import (ByteType, DecimalType, IntegerType, LongType, ShortType, StringType,
+                               StructField, StructType)
 
 from ._plan import RESERVED_PREFIX, ColumnPlan, DiffInputError, make_plan
 
 SEQ = RESERVED_PREFIX + "seq"
 OCC = RESERVED_PREFIX + "occ"
-KEY = RESERVED_PREFIX + "key"
 SIDE = RESERVED_PREFIX + "side"
 LINE = RESERVED_PREFIX + "line"
 BUCKET = RESERVED_PREFIX + "bucket"
@@ -59,8 +57,8 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
         key: the key columns (old names; a renamed key takes its new name on the new side).
         ignore: columns left out of the comparison (still in the output).
         rename: old column name → new column name.
-        engine: `"spark"` (Spark SQL: row numbers within a key, a null-safe full outer join)
-            or `"binary"` (repartition by key hash; each task runs the `diffengine`
+        engine: `"spark"` (Spark SQL: both sides in one shuffle by key, occurrences paired
+            by two window passes) or `"binary"` (repartition by key hash; each task runs the `diffengine`
             executable on its partition through `RDD.pipe`).
         checksums: first compare a count and an order-free checksum per key-hash bucket on
             each side, and diff only the buckets that differ. Needs `changed_only=True`
@@ -75,9 +73,8 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
     Raises `DiffInputError` for a missing key column, a bad rename or ignore, or a column
     whose type differs between the sides in a way the engines would compare differently.
 
-    Cost: the spark engine shuffles each side once for the row numbers and once for the
-    join; the binary engine shuffles each side once and streams every row through the
-    executable as JSON. Rows with a null key all land in one task (see the README).
+    Cost: the spark engine shuffles each side once and sorts both by key; the binary
+    engine shuffles each side once and streams every row through the executable as JSON. Rows with a null key all land in one task (see the README).
     """
     if isinstance(key, str):
         key = [key]
@@ -135,58 +132,54 @@ def prepare(frame: DataFrame, plan: ColumnPlan, is_old: bool) -> DataFrame:
 
 def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: StructType,
                  new_schema: StructType) -> DataFrame:
-    """Row numbers within a key on each side, then a full outer join on key and row number.
+    """Both sides in one shuffle by key; two window passes pair the k-th occurrences.
 
-    Each key column joins as two plain columns, its value with nulls replaced and a null
-    flag: null-safe, and (unlike `<=>`, which Spark rewrites) the same columns the row
-    numbers were partitioned by, so the join can reuse that partitioning where Spark
-    allows it (`spark.sql.requireAllClusterKeysForCoPartition=false`: one shuffle a side
-    instead of two), and the sorts keep Spark's fast prefix comparison of atomic values.
+    The sides travel as one DataFrame (key columns, side, order, and the row's other
+    values as a struct, null on the other side), shuffled once by key and sorted by key,
+    side and order. The first window pass numbers each row's occurrence within its key and
+    side; the second, within key and occurrence (at most one old and one new row), gives an
+    old row the new row beside it. Window partitions group null keys together, so key
+    matching is null-safe with no rewriting of the key. The second pass sorts rows already
+    in key order, and a key seen once on each side is already in occurrence order, so it
+    costs a pass over rows in order rather than a second sort; a join on key and
+    occurrence would shuffle both sides again (Spark wants join sides partitioned by every
+    join key).
     """
     keys = [key_name(index) for index in range(len(plan.key))]
 
-    def side(frame: DataFrame, tag: str) -> DataFrame:
-        parts = []
-        for key in keys:
-            parts += null_safe_parts(F.col(key), frame.schema[key].dataType)
-        join_keys = [part.alias(f"{KEY}{index}") for index, part in enumerate(parts)]
-        frame = frame.select(*join_keys, *[name for name in frame.columns if name != SEQ], SEQ)
-        by_key = Window.partitionBy(*[f"{KEY}{index}" for index in range(len(parts))]).orderBy(SEQ)
-        frame = frame.withColumn(OCC, F.row_number().over(by_key)).drop(SEQ)
-        return frame.select(*[F.col(name).alias(f"{tag}_{name}") for name in frame.columns]), len(parts)
+    def tagged(frame: DataFrame, side: int) -> DataFrame:
+        values = F.struct(*[F.col(name) for name in frame.columns if name not in keys and name != SEQ])
+        return frame.select(*keys, F.lit(side).alias(SIDE), SEQ, values.alias("o" if side == 0 else "n"))
 
-    (o, parts), (n, _) = side(old, "o"), side(new, "n")
-    condition = o[f"o_{OCC}"] == n[f"n_{OCC}"]
-    for index in range(parts):
-        condition = (o[f"o_{KEY}{index}"] == n[f"n_{KEY}{index}"]) & condition
-    joined = o.join(n, on=condition, how="full_outer")
-    old_absent, new_absent = F.col(f"o_{OCC}").isNull(), F.col(f"n_{OCC}").isNull()
+    old_rows, new_rows = tagged(old, 0), tagged(new, 1)
+    old_rows = old_rows.withColumn("n", F.lit(None).cast(new_rows.schema["n"].dataType))
+    new_rows = new_rows.withColumn("o", F.lit(None).cast(old_rows.schema["o"].dataType))
+    rows = old_rows.unionByName(new_rows)
+
+    by_key = Window.partitionBy(*keys).orderBy(SIDE, SEQ)
+    old_count = F.count(F.col("o")).over(by_key.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+    occurrence = F.row_number().over(by_key) - F.when(F.col(SIDE) == 1, old_count).otherwise(0)
+    rows = rows.select(*keys, SIDE, "o", "n", occurrence.alias(OCC))
+
+    by_occurrence = Window.partitionBy(*keys, OCC).orderBy(SIDE)
+    first = F.row_number().over(by_occurrence) == 1
+    partner = F.lead(F.col("n")).over(by_occurrence)
+    paired = (rows.select(*keys, "o", F.when(F.col(SIDE) == 0, partner).otherwise(F.col("n")).alias("n"),
+                          first.alias("first"))
+              .where(F.col("o").isNotNull() | F.col("first")))
+
+    old_absent, new_absent = F.col("o").isNull(), F.col("n").isNull()
     same = F.lit(True)
     for name in plan.compared:
         index = value_name(plan.values.index(name))
-        same = same & F.col(f"o_{index}").eqNullSafe(F.col(f"n_{index}"))
+        same = same & F.col(f"o.{index}").eqNullSafe(F.col(f"n.{index}"))
     change = F.when(old_absent, "I").when(new_absent, "D").when(same, "N").otherwise("C")
     output = [change.alias("diff")]
-    output += [F.when(old_absent, F.col(f"n_{key}")).otherwise(F.col(f"o_{key}")).alias(name)
-               for key, name in zip(keys, plan.key)]
+    output += [F.col(key).alias(name) for key, name in zip(keys, plan.key)]
     for index, name in enumerate(plan.values):
         output += [value_column("o", index, plan.old_source[name], old_schema, plan.new_source[name], new_schema).alias("left_" + name),
                    value_column("n", index, plan.new_source[name], new_schema, plan.old_source[name], old_schema).alias("right_" + name)]
-    return joined.select(*output)
-
-
-def null_safe_parts(value: Column, data_type) -> list[Column]:
-    """Plain columns equal exactly when `value <=> other`: the value with nulls replaced by
-    a fixed one of its type, and a null flag. A nested type travels as a one-field struct,
-    whose equality Spark already makes null-safe."""
-    defaults = {BooleanType: F.lit(False), StringType: F.lit(""), BinaryType: F.lit(bytearray()),
-                DateType: F.lit(0).cast("date"), TimestampType: F.lit(0).cast("timestamp")}
-    if isinstance(data_type, NumericType):
-        return [F.coalesce(value, F.lit(0).cast(data_type)), value.isNull()]
-    for kind, default in defaults.items():
-        if type(data_type) is kind:
-            return [F.coalesce(value, default), value.isNull()]
-    return [F.struct(value)]
+    return paired.select(*output)
 
 
 def value_column(tag: str, index: int, source: str | None, schema: StructType, other: str | None,
@@ -194,7 +187,7 @@ def value_column(tag: str, index: int, source: str | None, schema: StructType, o
     """One side's value, or a null of the other side's type where this side lacks the column."""
     if source is None:
         return F.lit(None).cast(other_schema[other].dataType)
-    return F.col(f"{tag}_{value_name(index)}")
+    return F.col(f"{tag}.{value_name(index)}")
 
 
 def differing_buckets_only(old: DataFrame, new: DataFrame, plan: ColumnPlan, buckets: int) -> tuple[DataFrame, DataFrame]:

@@ -267,3 +267,26 @@ def test_column_names_with_dots_backticks_and_spaces(spark, tmp_path):
     expected = cli_entries(tmp_path, old_rows, new_rows, names, names, ["the id"], ["a.b", "c`d"], "jsonl")
     assert got == expected
     assert [entry[0] for entry in got] == ["C", "D", "I"]
+
+
+def test_tables_of_keys_only(spark, tmp_path):
+    # No value columns: a row is its key, so pairs are unchanged and surplus repeats go.
+    old_rows = [(1,), (1,), (2,), (None,)]
+    new_rows = [(1,), (3,), (None,), (None,)]
+    frames = (frame(spark, old_rows, "id int"), frame(spark, new_rows, "id int"))
+    got = all_ways(frames, ["id"], [])
+    expected = cli_entries(tmp_path, old_rows, new_rows, ["id"], ["id"], ["id"], [], "jsonl")
+    assert got == expected
+    assert sorted((entry[:2] for entry in got), key=repr) == sorted([("N", (1,)), ("D", (1,)), ("D", (2,)), ("I", (3,)),
+                                                         ("N", (None,)), ("I", (None,))], key=repr)
+
+
+def test_a_key_repeated_thousands_of_times_pairs_by_occurrence(spark):
+    # A join on the key alone would return 4,000 × 3,000 rows; the rule pairs them one to one.
+    old = spark.range(4_000).selectExpr("0 AS id", "id % 7 AS v").coalesce(1)
+    new = spark.range(3_000).selectExpr("0 AS id", "id % 5 AS v").coalesce(1)
+    for engine in ("spark", "binary"):
+        counts = {row["diff"]: row["count"] for row in
+                  diff(old, new, key="id", engine=engine, binary=BINARY).groupBy("diff").count().collect()}
+        same = sum(1 for index in range(3_000) if index % 7 == index % 5)
+        assert counts == {"N": same, "C": 3_000 - same, "D": 1_000}, engine
