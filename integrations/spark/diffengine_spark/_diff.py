@@ -65,7 +65,7 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
             (rows of equal buckets are not paired).
         changed_only: leave out `N` rows.
         partitions: tasks for the binary engine (default `spark.sql.shuffle.partitions`).
-        buckets: key-hash buckets for `checksums`.
+        buckets: key-hash buckets for `checksums`, a power of two.
         binary: the `diffengine` executable as executors see it: a path, or a name in the
             task's working folder (`./diffengine` when shipped with `--files`). Default: the
             `diffengine` on the driver's PATH.
@@ -196,29 +196,28 @@ def differing_buckets_only(old: DataFrame, new: DataFrame, plan: ColumnPlan, buc
     A row's checksum is XXH64 over its key and compared values with a null flag beside
     each (Spark's `xxhash64` skips nulls, so null, "" and a missing value would agree),
     summed per bucket as two 32-bit halves in 64-bit sums: order-free, and no overflow
-    under ANSI arithmetic below 2^31 rows a bucket.
+    under ANSI arithmetic below 2^31 rows a bucket a side.
     """
-    if buckets < 1:
-        raise DiffInputError("buckets: expected 1 or more")
+    if buckets < 1 or buckets & (buckets - 1):
+        raise DiffInputError(f"buckets: expected a power of two, not {buckets}")
     keys = [F.col(key_name(index)) for index in range(len(plan.key))]
     compared = [F.col(value_name(plan.values.index(name))) for name in plan.compared]
 
-    def sums(frame: DataFrame, tag: str) -> DataFrame:
+    def signed(frame: DataFrame, sign: int) -> DataFrame:
         hashed = []
         for value in keys + compared:
             hashed += [value, value.isNull()]
         row_hash = F.xxhash64(*hashed)
-        low = F.col("h").bitwiseAND(F.lit(0xFFFFFFFF))
-        high = F.shiftrightunsigned(F.col("h"), 32)
-        return (frame.select(bucket_of(keys, buckets).alias(BUCKET), row_hash.alias("h"))
-                .groupBy(BUCKET)
-                .agg(F.count(F.lit(1)).alias(f"{tag}_count"), F.sum(low).alias(f"{tag}_low"), F.sum(high).alias(f"{tag}_high")))
+        low = row_hash.bitwiseAND(F.lit(0xFFFFFFFF))
+        high = F.shiftrightunsigned(row_hash, 32)
+        return frame.select(bucket_of(keys, buckets).alias(BUCKET), F.lit(sign).alias("count"),
+                            (low * sign).alias("low"), (high * sign).alias("high"))
 
-    o, n = sums(old, "o"), sums(new, "n")
-    joined = o.join(n, on=BUCKET, how="full_outer")
-    equal = (F.col("o_count").eqNullSafe(F.col("n_count")) & F.col("o_low").eqNullSafe(F.col("n_low"))
-             & F.col("o_high").eqNullSafe(F.col("n_high")))
-    differing = joined.where(~equal).select(BUCKET)
+    # Old rows count up and new rows down, in one aggregation: a bucket is equal on both
+    # sides exactly when its three sums are zero.
+    sums = (signed(old, 1).unionByName(signed(new, -1)).groupBy(BUCKET)
+            .agg(F.sum("count").alias("count"), F.sum("low").alias("low"), F.sum("high").alias("high")))
+    differing = sums.where((F.col("count") != 0) | (F.col("low") != 0) | (F.col("high") != 0)).select(BUCKET)
     # A handful of buckets: broadcast them, and each side keeps its order (SEQ is already set).
     differing = F.broadcast(differing)
 
@@ -230,10 +229,12 @@ def differing_buckets_only(old: DataFrame, new: DataFrame, plan: ColumnPlan, buc
 
 
 def bucket_of(keys: list[Column], buckets: int) -> Column:
+    """The key's bucket: low bits of its hash. A mask, unlike `pmod`, cannot be null, so
+    Spark adds no null filter that computes the hash a second time for every row."""
     flagged = []
     for key in keys:
         flagged += [key, key.isNull()]
-    return F.pmod(F.xxhash64(*flagged), F.lit(buckets))
+    return F.xxhash64(*flagged).bitwiseAND(F.lit(buckets - 1))
 
 
 # The task's command: split the tagged lines into the two sides' files, run diffengine,

@@ -229,6 +229,7 @@ def test_bad_requests_say_what_is_wrong(spark):
         (lambda: diff(old, old, key="id", rename={"w": "v"}), "old: no column 'w' to rename"),
         (lambda: diff(old, old, key="id", ignore=["w"]), "ignore: no column 'w' on either side"),
         (lambda: diff(old, old, key="id", checksums=True), "checksums"),
+        (lambda: diff(old, old, key="id", checksums=True, changed_only=True, buckets=1000), "buckets: expected a power of two"),
         (lambda: diff(old, old, key="id", engine="pandas"), "engine: expected 'spark' or 'binary'"),
     ]
     for call, message in cases:
