@@ -58,8 +58,8 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
         ignore: columns left out of the comparison (still in the output).
         rename: old column name → new column name.
         engine: `"spark"` (Spark SQL: both sides in one shuffle by key, occurrences paired
-            by two window passes) or `"binary"` (repartition by key hash; each task runs the `diffengine`
-            executable on its partition through `RDD.pipe`).
+            by two window passes) or `"binary"` (repartition by key hash; each task runs
+            the `diffengine` executable on its partition through `RDD.pipe`).
         checksums: first compare a count and an order-free checksum per key-hash bucket on
             each side, and diff only the buckets that differ. Needs `changed_only=True`
             (rows of equal buckets are not paired).
@@ -73,8 +73,9 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
     Raises `DiffInputError` for a missing key column, a bad rename or ignore, or a column
     whose type differs between the sides in a way the engines would compare differently.
 
-    Cost: the spark engine shuffles each side once and sorts both by key; the binary
-    engine shuffles each side once and streams every row through the executable as JSON. Rows with a null key all land in one task (see the README).
+    Cost: the spark engine shuffles each side once and sorts both by key, twice; the
+    binary engine shuffles each side once and streams every row through the executable as
+    JSON. Rows with a null key all land in one task (see the README).
     """
     if isinstance(key, str):
         key = [key]
@@ -139,11 +140,10 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
     side and order. The first window pass numbers each row's occurrence within its key and
     side; the second, within key and occurrence (at most one old and one new row), gives an
     old row the new row beside it. Window partitions group null keys together, so key
-    matching is null-safe with no rewriting of the key. The second pass sorts rows already
-    in key order, and a key seen once on each side is already in occurrence order, so it
-    costs a pass over rows in order rather than a second sort; a join on key and
-    occurrence would shuffle both sides again (Spark wants join sides partitioned by every
-    join key).
+    matching is null-safe with no rewriting of the key. The second pass sorts again, but
+    its rows arrive in key order and, for a key seen once on each side, already in
+    occurrence order; a join on key and occurrence instead would shuffle both sides again
+    (Spark wants join sides partitioned by every join key).
     """
     keys = [key_name(index) for index in range(len(plan.key))]
 
