@@ -146,15 +146,7 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
     (Spark wants join sides partitioned by every join key).
     """
     keys = [key_name(index) for index in range(len(plan.key))]
-
-    def tagged(frame: DataFrame, side: int) -> DataFrame:
-        values = F.struct(*[F.col(name) for name in frame.columns if name not in keys and name != SEQ])
-        return frame.select(*keys, F.lit(side).alias(SIDE), SEQ, values.alias("o" if side == 0 else "n"))
-
-    old_rows, new_rows = tagged(old, 0), tagged(new, 1)
-    old_rows = old_rows.withColumn("n", F.lit(None).cast(new_rows.schema["n"].dataType))
-    new_rows = new_rows.withColumn("o", F.lit(None).cast(old_rows.schema["o"].dataType))
-    rows = old_rows.unionByName(new_rows)
+    rows = both_sides(old, new, keys, keys_in_rows=False)
 
     by_key = Window.partitionBy(*keys).orderBy(SIDE, SEQ)
     old_count = F.count(F.col("o")).over(by_key.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
@@ -180,6 +172,21 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
         output += [value_column("o", index, plan.old_source[name], old_schema, plan.new_source[name], new_schema).alias("left_" + name),
                    value_column("n", index, plan.new_source[name], new_schema, plan.old_source[name], old_schema).alias("right_" + name)]
     return paired.select(*output)
+
+
+def both_sides(old: DataFrame, new: DataFrame, keys: list[str], keys_in_rows: bool) -> DataFrame:
+    """Both sides as one DataFrame: the key columns, `SIDE` (0 old, 1 new), `SEQ`, and the
+    row as a struct in `o` (old rows) or `n` (new rows), null on the other side. The row
+    holds the non-key columns, and the keys too when `keys_in_rows`."""
+    def tagged(frame: DataFrame, side: int) -> DataFrame:
+        row = F.struct(*[F.col(name) for name in frame.columns
+                         if name != SEQ and (keys_in_rows or name not in keys)])
+        return frame.select(*keys, F.lit(side).alias(SIDE), SEQ, row.alias("o" if side == 0 else "n"))
+
+    old_rows, new_rows = tagged(old, 0), tagged(new, 1)
+    old_rows = old_rows.withColumn("n", F.lit(None).cast(new_rows.schema["n"].dataType))
+    new_rows = new_rows.withColumn("o", F.lit(None).cast(old_rows.schema["o"].dataType))
+    return old_rows.unionByName(new_rows)
 
 
 def value_column(tag: str, index: int, source: str | None, schema: StructType, other: str | None,
@@ -270,18 +277,10 @@ def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: 
     keys = [key_name(index) for index in range(len(plan.key))]
 
     # Rows travel the shuffle typed (smaller than their text) and become JSON after it.
-    def tagged_side(frame: DataFrame, side: int) -> DataFrame:
-        row = F.struct(*[F.col(name) for name in frame.columns if name != SEQ])
-        rows = [row if side == 0 else F.lit(None), F.lit(None) if side == 0 else row]
-        return frame.select(*keys, SEQ, F.lit(side).alias(SIDE), rows[0].alias("o"), rows[1].alias("n"))
-
-    old_side, new_side = tagged_side(old, 0), tagged_side(new, 1)
-    old_side = old_side.withColumn("n", F.lit(None).cast(new_side.schema["n"].dataType))
-    new_side = new_side.withColumn("o", F.lit(None).cast(old_side.schema["o"].dataType))
     json_options = {"ignoreNullFields": "false"}
     line = F.when(F.col(SIDE) == 0, F.concat(F.lit("o"), F.to_json(F.col("o"), json_options))) \
         .otherwise(F.concat(F.lit("n"), F.to_json(F.col("n"), json_options)))
-    tagged = (old_side.unionByName(new_side).repartition(partitions, *[F.col(name) for name in keys])
+    tagged = (both_sides(old, new, keys, keys_in_rows=True).repartition(partitions, *[F.col(name) for name in keys])
               .sortWithinPartitions(SIDE, SEQ).select(line.alias(LINE)))
     ignored = [value_name(index) for index, name in enumerate(plan.values) if name not in plan.compared]
     arguments = [binary, "--input", "jsonl", "--key", ",".join(keys), "--ignore-order", "--format", "jsonl", "--whole-rows"]
