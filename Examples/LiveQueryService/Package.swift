@@ -39,13 +39,12 @@ let package = Package(
             resources: [.copy("Public")]
         ),
         .executableTarget(name: "live-query-service", dependencies: ["LiveQueryServiceKit"]),
+        // Linux's epoll, for the load test's clients.
+        .target(name: "CEpoll"),
         // The load test's clients and writer (loopback only, bounded in count and time).
         .executableTarget(
             name: "live-query-load",
-            dependencies: [
-                "LiveQueryServiceKit",
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ],
+            dependencies: ["LiveQueryServiceKit", "CEpoll"],
             swiftSettings: [.swiftLanguageMode(.v5)] // a script-like main over shared counters
         ),
         .testTarget(

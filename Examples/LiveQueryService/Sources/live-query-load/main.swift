@@ -1,11 +1,6 @@
 import Foundation
 import GRDB
-import HTTPTypes
-import HummingbirdWSClient
 import LiveQueryServiceKit
-import Logging
-import NIOCore
-import NIOPosix
 
 // live-query-load --port P --database FILE --server-pid PID [--clients 1000] [--queries 10]
 //                 [--commits 200] [--writers 4] [--changes 5] [--seconds 30] [--token ADMIN_TOKEN]
@@ -80,6 +75,9 @@ final class Stats: @unchecked Sendable {
     var eventShare = 0.0
     var mirrors: [Int: (QuerySpec, LiveMirror)] = [:]
     var measuring = false
+    /// After the run, while the events received during it are applied: events still arriving
+    /// wait their turn behind them.
+    var catchingUp = false
 
     var pending: [Int: [[UInt8]]] = [:]
     /// For each reconnection: milliseconds from losing a node to the initial event from another.
@@ -92,18 +90,6 @@ final class Stats: @unchecked Sendable {
         return try body(self)
     }
 
-    /// Applies every client's events received during the run, in order.
-    func catchUp() throws {
-        try record { stats in
-            stats.measuring = false
-            for (client, events) in stats.pending {
-                guard case (let spec, var mirror)? = stats.mirrors[client] else { continue }
-                for event in events { try mirror.apply(event) }
-                stats.mirrors[client] = (spec, mirror)
-            }
-            stats.pending = [:]
-        }
-    }
 }
 let stats = Stats()
 
@@ -175,10 +161,6 @@ func loopbackSocket(port: Int, configure: (Int32) -> Void) -> Int32 {
     return fd
 }
 
-var logger = Logger(label: "live-query-load")
-logger.logLevel = .critical
-let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-
 print("live-query-load: \(clientCount) clients on \(queries.count) queries, \(commitsPerSecond) commits/s × \(changesPerCommit) rows for \(Int(seconds)) s from \(writerCount) writers")
 let stalled = stalledClient(String(url(queries[0]).dropFirst("ws://127.0.0.1:\(port)".count)) + (token.map { "&access_token=\($0)" } ?? ""))
 var customerTokens: [String] = []
@@ -192,81 +174,98 @@ if let secretFile, customerCount > 0 {
     }
     token = try await authenticator.token(for: .admin, expires: expires)
 }
-var authorization = HTTPFields()
-if let token { authorization[.authorization] = "Bearer \(token)" }
-/// Client `client`'s query (scoped to its customer when clients are customers) and headers.
-func clientQuery(_ client: Int) -> (QuerySpec, HTTPFields) {
+var authorization: [String] = []
+if let token { authorization = ["Authorization: Bearer \(token)"] }
+/// Client `client`'s query (scoped to its customer when clients are customers) and header lines.
+func clientQuery(_ client: Int) -> (QuerySpec, [String]) {
     var spec = queries[client % queries.count]
     guard !customerTokens.isEmpty else { return (spec, authorization) }
     spec.customer = "customer \(client % customerTokens.count + 1)"
-    return (spec, [.authorization: "Bearer \(customerTokens[client % customerTokens.count])"])
+    return (spec, ["Authorization: Bearer \(customerTokens[client % customerTokens.count])"])
 }
 
-let clients = Task {
-    await withTaskGroup(of: Void.self) { group in
-        for client in 0..<clientCount {
-            let (spec, headers) = clientQuery(client)
-            group.addTask {
-                // A client whose node goes away reconnects to the next one.
-                var node = client % nodePorts.count, failures = 0
-                while !Task.isCancelled && failures < 50 {
-                do {
-                    try await WebSocketClient.connect(url: url(spec, port: nodePorts[node]), configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers),
-                                                      eventLoopGroup: eventLoops, logger: logger) { inbound, _, _ in
-                        var fullSize = 1
-                        for try await message in inbound.messages(maxSize: 64 << 20) {
-                            guard case .text(let text) = message else { continue }
-                            let received = milliseconds()
-                            let bytes = Array(text.utf8)
-                            let committedAt = committedAtField(bytes)
-                            let isInitial = bytes.starts(with: Array("{\"isInitial\":true".utf8))
-                            try stats.record { stats in
-                                if isInitial, let lost = stats.lostAt.removeValue(forKey: client) {
-                                    stats.recoveries.append(received - lost)
-                                }
-                                if stats.measuring && isInitial {
-                                    // Back on another node: its rows from now on.
-                                    stats.pending[client] = [bytes]
-                                    fullSize = bytes.count
-                                } else if stats.measuring {
-                                    // Only the commit time is read now; the event is applied after
-                                    // the run, so the clients' parsing does not compete with the
-                                    // server for the two cores while latency is measured.
-                                    stats.pending[client, default: []].append(bytes)
-                                    stats.latencies.append(received - Double(committedAt))
-                                    stats.eventBytes += bytes.count
-                                    stats.eventShare += Double(bytes.count) / Double(fullSize)
-                                    stats.events += 1
-                                } else {
-                                    var mirror = stats.mirrors[client]?.1 ?? LiveMirror()
-                                    for event in stats.pending.removeValue(forKey: client) ?? [] { try mirror.apply(event) }
-                                    let (_, isInitial) = try mirror.apply(bytes)
-                                    if isInitial {
-                                        fullSize = bytes.count
-                                        stats.fullBytes += bytes.count
-                                        stats.fullEvents += 1
-                                    }
-                                    stats.mirrors[client] = (spec, mirror)
-                                }
-                            }
-                        }
-                    }
-                } catch is CancellationError {
-                    return
-                } catch {
-                    failures += 1
-                }
-                if Task.isCancelled { return }
-                // The node closed the connection or refused it: the next node, after a moment.
-                stats.record { stats in if stats.lostAt[client] == nil { stats.lostAt[client] = milliseconds() } }
-                node = (node + 1) % nodePorts.count
-                try? await Task.sleep(for: .milliseconds(50 + client % 100))
-                }
-                if !Task.isCancelled { stats.record { $0.errors.append("client \(client): no node took it after 50 tries") } }
+/// Client `client`'s event: its latency is recorded while measuring (the event is applied
+/// after the run, so the clients' parsing does not compete with the server for the two cores);
+/// otherwise it is applied to the client's mirror now.
+func received(_ client: Int, _ bytes: [UInt8], fullSize: inout Int) throws {
+    let received = milliseconds()
+    let committedAt = committedAtField(bytes)
+    let isInitial = bytes.starts(with: Array("{\"isInitial\":true".utf8))
+    try stats.record { stats in
+        if isInitial, let lost = stats.lostAt.removeValue(forKey: client) {
+            stats.recoveries.append(received - lost)
+        }
+        if (stats.measuring || stats.catchingUp) && isInitial {
+            // Back on another node: its rows from now on.
+            stats.pending[client] = [bytes]
+            fullSize = bytes.count
+        } else if stats.catchingUp {
+            stats.pending[client, default: []].append(bytes)
+        } else if stats.measuring {
+            stats.pending[client, default: []].append(bytes)
+            stats.latencies.append(received - Double(committedAt))
+            stats.eventBytes += bytes.count
+            stats.eventShare += Double(bytes.count) / Double(fullSize)
+            stats.events += 1
+        } else {
+            var mirror = stats.mirrors[client]?.1 ?? LiveMirror()
+            for event in stats.pending.removeValue(forKey: client) ?? [] { try mirror.apply(event) }
+            let (_, isInitial) = try mirror.apply(bytes)
+            if isInitial {
+                fullSize = bytes.count
+                stats.fullBytes += bytes.count
+                stats.fullEvents += 1
             }
+            stats.mirrors[client] = (clientQuery(client).0, mirror)
         }
     }
 }
+
+/// Applies every client's events received during the run, in order, outside the lock: the
+/// clients' thread takes it for every event, and must keep reading (and answering the nodes'
+/// pings) meanwhile. Events that arrive meanwhile are applied in the next round.
+func catchUp() throws {
+    stats.record { stats in
+        stats.measuring = false
+        stats.catchingUp = true
+    }
+    while let round = stats.record({ stats -> [(client: Int, events: [[UInt8]], mirror: LiveMirror)]? in
+        if stats.pending.isEmpty {
+            stats.catchingUp = false
+            return nil
+        }
+        defer { stats.pending = [:] }
+        return stats.pending.map { client, events in (client, events, stats.mirrors[client]?.1 ?? LiveMirror()) }
+    }) {
+        for var (client, events, mirror) in round {
+            for event in events { try mirror.apply(event) }
+            stats.record { $0.mirrors[client] = (clientQuery(client).0, mirror) }
+        }
+    }
+}
+
+// The clients, each on its node (the next one when it loses it), on one thread of their own.
+var fullSizes = [Int](repeating: 1, count: clientCount)
+let clients = LoopbackWebSockets(
+    ports: nodePorts,
+    requests: (0..<clientCount).map { client in
+        let (spec, headers) = clientQuery(client)
+        return .init(path: String(url(spec).dropFirst("ws://127.0.0.1:\(port)".count)), headers: headers)
+    },
+    onMessage: { client, bytes in
+        do {
+            try received(client, bytes, fullSize: &fullSizes[client])
+        } catch {
+            stats.record { $0.errors.append("client \(client): \(error)") }
+        }
+    },
+    onLost: { client in
+        stats.record { stats in if stats.lostAt[client] == nil { stats.lostAt[client] = milliseconds() } }
+    },
+    onGaveUp: { client in
+        stats.record { $0.errors.append("client \(client): no node took it after \(LoopbackWebSockets.maximumFailures) tries") }
+    })
+clients.start()
 
 // Wait until every client has its initial event.
 let connectDeadline = Date().addingTimeInterval(60)
@@ -343,7 +342,7 @@ let after = serverUsage()
 // The CPU of the nodes still running at the end (a killed node's is not counted).
 let cpuSeconds = zip(serverPIDs, cpuBefore).map { pid, before in max(0, processUsage(pid).cpu - before) }.reduce(0, +)
 do {
-    try stats.catchUp()
+    try catchUp()
 } catch {
     stats.record { $0.errors.append("applying events: \(error)") }
 }
@@ -365,7 +364,7 @@ repeat {
     converged = stats.lock.withLock { stats.mirrors.values.filter { expected[$0.0] == $0.1.rows }.count }
 } while converged < connected && Date() < convergeDeadline
 
-clients.cancel()
+clients.stop()
 close(stalled)
 let latencies = stats.lock.withLock { stats.latencies.sorted() }
 func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }

@@ -1,0 +1,2 @@
+/* Headers only: SwiftPM needs a source file in every C target. */
+#include "CEpoll.h"
