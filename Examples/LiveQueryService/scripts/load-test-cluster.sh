@@ -8,7 +8,7 @@
 # reconnect to the next node. Prints latency, event sizes, the nodes' CPU and memory and the
 # reconnections, checks that every client ends at PostgreSQL's rows, and stops everything.
 # LIVE_QUERY_BIN: a folder with live-query-service and live-query-load to run instead of
-# building them.
+# building them; CONFIGURATION: the build to make otherwise (release).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 SERVICE=Examples/LiveQueryService
@@ -17,9 +17,10 @@ NODES=${NODES:-3}
 if [ -n "${LIVE_QUERY_BIN:-}" ]; then
     bin=$LIVE_QUERY_BIN # binaries built elsewhere, e.g. of another commit, to compare side by side
 else
-    swift build -c release --package-path "$SERVICE" --product live-query-service
-    swift build -c release --package-path "$SERVICE" --product live-query-load
-    bin=$(swift build -c release --package-path "$SERVICE" --show-bin-path)
+    configuration=${CONFIGURATION:-release} # CI's smoke run uses the debug build its tests made
+    swift build -c "$configuration" --package-path "$SERVICE" --product live-query-service
+    swift build -c "$configuration" --package-path "$SERVICE" --product live-query-load
+    bin=$(swift build -c "$configuration" --package-path "$SERVICE" --show-bin-path)
 fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 ulimit -n 16384 || true
