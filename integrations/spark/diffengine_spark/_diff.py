@@ -280,8 +280,11 @@ def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: 
     json_options = {"ignoreNullFields": "false"}
     line = F.when(F.col(SIDE) == 0, F.concat(F.lit("o"), F.to_json(F.col("o"), json_options))) \
         .otherwise(F.concat(F.lit("n"), F.to_json(F.col("n"), json_options)))
+    # Each side's rows in table order (the k-th occurrence rule; a shuffle read keeps no order
+    # across the blocks it fetches); the sides may interleave, since the task's script splits
+    # them by tag. One long column: Spark radix-sorts it.
     tagged = (both_sides(old, new, keys, keys_in_rows=True).repartition(partitions, *[F.col(name) for name in keys])
-              .sortWithinPartitions(SIDE, SEQ).select(line.alias(LINE)))
+              .sortWithinPartitions(SEQ).select(line.alias(LINE)))
     ignored = [value_name(index) for index, name in enumerate(plan.values) if name not in plan.compared]
     arguments = [binary, "--input", "jsonl", "--key", ",".join(keys), "--ignore-order", "--format", "jsonl", "--whole-rows"]
     if ignored:
