@@ -108,20 +108,14 @@ final class LoopbackWebSockets: @unchecked Sendable {
     /// connections is full must not hold the other clients); the upgrade is sent once the
     /// socket is writable. On failure it waits its turn to try the next node.
     private func connect(_ index: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return failed(index) }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(ports[clients[index].node]).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let fd = loopbackSocket(port: ports[clients[index].node]) { fd in
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
+        guard fd >= 0 else { return failed(index) }
         var event = epoll_event()
         event.events = EPOLLOUT.rawValue
         event.data.u32 = UInt32(index)
-        guard result == 0 || errno == EINPROGRESS, epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else {
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else {
             close(fd)
             return failed(index)
         }
@@ -194,7 +188,7 @@ final class LoopbackWebSockets: @unchecked Sendable {
     /// Takes every whole frame out of client `index`'s received bytes; false when the
     /// connection must end (refused upgrade, close frame, a frame it cannot read).
     private func parse(_ index: Int) -> Bool {
-        var bytes = clients[index].received
+        let bytes = clients[index].received
         clients[index].received = []
         var offset = 0
         defer {

@@ -142,7 +142,8 @@ func stalledClient(_ path: String) -> Int32 {
 }
 
 /// A TCP socket connected to `port` on loopback, `configure` (socket options) applied before
-/// it connects; -1 when it could not connect.
+/// it connects; -1 when it could not connect. A socket `configure` made non-blocking is
+/// returned while its connection is still being made.
 func loopbackSocket(port: Int, configure: (Int32) -> Void) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return -1 }
@@ -154,7 +155,7 @@ func loopbackSocket(port: Int, configure: (Int32) -> Void) -> Int32 {
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else {
+    guard connected == 0 || errno == EINPROGRESS else {
         close(fd)
         return -1
     }
@@ -237,7 +238,8 @@ func catchUp() throws {
         defer { stats.pending = [:] }
         return stats.pending.map { client, events in (client, events, stats.mirrors[client]?.1 ?? LiveMirror()) }
     }) {
-        for var (client, events, mirror) in round {
+        for (client, events, first) in round {
+            var mirror = first
             for event in events { try mirror.apply(event) }
             stats.record { $0.mirrors[client] = (clientQuery(client).0, mirror) }
         }
@@ -413,7 +415,7 @@ final class PlainHTTPConnection {
         var request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }
         request += "\r\n"
-        guard send(Array(request.utf8)), let (status, keepAlive) = readResponse() else {
+        guard sendAll(socketFD, Array(request.utf8)), let (status, keepAlive) = readResponse() else {
             disconnect()
             return nil
         }
@@ -435,16 +437,6 @@ final class PlainHTTPConnection {
     private func disconnect() {
         if socketFD >= 0 { close(socketFD) }
         socketFD = -1
-    }
-
-    private func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return true
     }
 
     /// The status and whether the connection stays open; the body (sized by Content-Length,
