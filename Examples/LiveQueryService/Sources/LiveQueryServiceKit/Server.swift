@@ -134,7 +134,10 @@ public struct LiveQueryServer: Sendable {
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router),
-            configuration: .init(address: .hostname(host, port: port)),
+            // When a node goes away its clients all come to the others at once (500 within a
+            // tenth of a second in the cluster's load test): past the default queue of 256,
+            // a connection waits out a SYN retry, a second or more.
+            configuration: .init(address: .hostname(host, port: port), backlog: 2_048),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: Logger(label: "live-query-service")
         )
