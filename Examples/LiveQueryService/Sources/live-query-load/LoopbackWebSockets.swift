@@ -55,6 +55,7 @@ final class LoopbackWebSockets: @unchecked Sendable {
         self.requests = requests
         clients = requests.indices.map { Client(node: $0 % ports.count) }
         epoll = epoll_create1(0)
+        precondition(epoll >= 0, "live-query-load: epoll_create1 failed (errno \(errno))")
         self.onMessage = onMessage
         self.onLost = onLost
         self.onGaveUp = onGaveUp
