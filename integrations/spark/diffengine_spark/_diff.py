@@ -262,6 +262,21 @@ exit "$status"
 """
 
 
+def task_lines(old: DataFrame, new: DataFrame, keys: list[str], partitions: int) -> DataFrame:
+    """What each task of the binary engine pipes to `diffengine`: its key-hash partition of
+    both sides as tagged JSON Lines (`o` or `n`, then the row), each side in table order."""
+    # Rows travel the shuffle typed (smaller than their text) and become JSON after it.
+    json_options = {"ignoreNullFields": "false"}
+    line = F.when(F.col(SIDE) == 0, F.concat(F.lit("o"), F.to_json(F.col("o"), json_options))) \
+        .otherwise(F.concat(F.lit("n"), F.to_json(F.col("n"), json_options)))
+    # Each side's rows in table order (the k-th occurrence rule): a shuffle read on a cluster
+    # fetches its blocks in no set order (local mode happens to read them in map order, so
+    # answers in tests cannot show a missing sort). The sides may interleave, since the
+    # task's script splits them by tag. One long column: Spark radix-sorts it.
+    return (both_sides(old, new, keys, keys_in_rows=True).repartition(partitions, *[F.col(name) for name in keys])
+            .sortWithinPartitions(SEQ).select(line.alias(LINE)))
+
+
 def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: StructType,
                   new_schema: StructType, changed_only: bool, partitions: int | None,
                   binary: str | None) -> DataFrame:
@@ -276,15 +291,7 @@ def binary_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: 
         partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     keys = [key_name(index) for index in range(len(plan.key))]
 
-    # Rows travel the shuffle typed (smaller than their text) and become JSON after it.
-    json_options = {"ignoreNullFields": "false"}
-    line = F.when(F.col(SIDE) == 0, F.concat(F.lit("o"), F.to_json(F.col("o"), json_options))) \
-        .otherwise(F.concat(F.lit("n"), F.to_json(F.col("n"), json_options)))
-    # Each side's rows in table order (the k-th occurrence rule; a shuffle read keeps no order
-    # across the blocks it fetches); the sides may interleave, since the task's script splits
-    # them by tag. One long column: Spark radix-sorts it.
-    tagged = (both_sides(old, new, keys, keys_in_rows=True).repartition(partitions, *[F.col(name) for name in keys])
-              .sortWithinPartitions(SEQ).select(line.alias(LINE)))
+    tagged = task_lines(old, new, keys, partitions)
     ignored = [value_name(index) for index, name in enumerate(plan.values) if name not in plan.compared]
     arguments = [binary, "--input", "jsonl", "--key", ",".join(keys), "--ignore-order", "--format", "jsonl", "--whole-rows"]
     if ignored:

@@ -291,3 +291,24 @@ def test_a_key_repeated_thousands_of_times_pairs_by_occurrence(spark):
                   diff(old, new, key="id", engine=engine, binary=BINARY).groupBy("diff").count().collect()}
         same = sum(1 for index in range(3_000) if index % 7 == index % 5)
         assert counts == {"N": same, "C": 3_000 - same, "D": 1_000}, engine
+
+
+def test_each_task_gets_each_side_in_table_order(spark):
+    # A shuffle read on a cluster fetches its blocks in no set order, and local mode happens
+    # to read them in map order, so no answer here can show a missing sort: the plan must
+    # sort each task's rows by table order after the exchange, and the lines must come so.
+    from diffengine_spark._diff import LINE, SEQ, make_plan, prepare, task_lines
+    old = spark.range(0, 600, numPartitions=3).selectExpr("id % 5 AS id", "id AS position")
+    new = spark.range(0, 400, numPartitions=2).selectExpr("id % 7 AS id", "id AS position")
+    plan = make_plan(old, new, ["id"], [], None)
+    lines = task_lines(prepare(old, plan, is_old=True), prepare(new, plan, is_old=False), ["k0"], 3)
+    tree = lines._jdf.queryExecution().executedPlan().toString().splitlines()
+    sort = next(index for index, text in enumerate(tree) if "Sort [" in text and SEQ in text)
+    exchange = next(index for index, text in enumerate(tree) if "Exchange hashpartitioning" in text)
+    assert sort < exchange and ", false," in tree[sort]  # above the exchange, within partitions
+    partitions = lines.rdd.map(lambda row: row[LINE]).glom().collect()
+    assert sum(len(part) for part in partitions) == 1_000
+    for part in partitions:
+        for tag in "on":
+            positions = [json.loads(text[1:])["v0"] for text in part if text[0] == tag]
+            assert positions == sorted(positions)
