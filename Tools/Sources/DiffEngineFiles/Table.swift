@@ -493,36 +493,45 @@ public struct CanonicalMember: Sendable {
     /// nil when `bytes` is not a canonical object.
     public static func members(of bytes: ArraySlice<UInt8>, into members: inout [CanonicalMember]) -> Int? {
         members.removeAll(keepingCapacity: true)
-        var index = bytes.startIndex
-        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "{") else { return nil }
-        index += 1
-        while index < bytes.endIndex && bytes[index] == UInt8(ascii: "s") {
-            let start = index
-            guard let nameEnd = skipValue(bytes, index) else { return nil }
-            guard let valueEnd = skipValue(bytes, nameEnd) else { return nil }
-            members.append(CanonicalMember(name: start + 5..<nameEnd, value: nameEnd..<valueEnd, whole: start..<valueEnd))
-            index = valueEnd
+        let base = bytes.startIndex
+        return bytes.withUnsafeBytes { raw -> Int? in
+            var index = 0
+            guard index < raw.count, raw[index] == UInt8(ascii: "{") else { return nil }
+            index += 1
+            while index < raw.count && raw[index] == UInt8(ascii: "s") {
+                let start = index
+                guard let nameEnd = skipValue(in: raw, index), let valueEnd = skipValue(in: raw, nameEnd) else { return nil }
+                members.append(CanonicalMember(name: base + start + 5..<base + nameEnd, value: base + nameEnd..<base + valueEnd,
+                                               whole: base + start..<base + valueEnd))
+                index = valueEnd
+            }
+            guard index < raw.count, raw[index] == UInt8(ascii: "}") else { return nil }
+            return members.count
         }
-        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") else { return nil }
-        return members.count
     }
 
     /// Where the canonical value starting at `index` ends.
     public static func skipValue(_ bytes: ArraySlice<UInt8>, _ start: Int) -> Int? {
+        bytes.withUnsafeBytes { skipValue(in: $0, start - bytes.startIndex) }.map { $0 + bytes.startIndex }
+    }
+
+    /// `skipValue` over the bytes themselves (offsets from their start): a row's members are
+    /// found once a row, so the walk works on the bytes, not through the array.
+    static func skipValue(in bytes: UnsafeRawBufferPointer, _ start: Int) -> Int? {
         var index = start
         var depth = 0
         repeat {
-            guard index < bytes.endIndex else { return nil }
+            guard index < bytes.count else { return nil }
             let kind = bytes[index]
             index += 1
             switch kind {
             case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"):
                 break
             case UInt8(ascii: "s"):
-                guard bytes.endIndex - index >= 4 else { return nil }
-                let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
+                guard bytes.count - index >= 4 else { return nil }
+                let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
                 index += 4
-                guard bytes.endIndex - index >= length else { return nil }
+                guard bytes.count - index >= length else { return nil }
                 index += length
             case UInt8(ascii: "d"):
                 guard let end = bytes[index...].firstIndex(of: UInt8(ascii: ";")) else { return nil }

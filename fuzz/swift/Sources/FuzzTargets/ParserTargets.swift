@@ -4,9 +4,13 @@ import DiffEngineFiles
 import Foundation
 
 /// The JSON canonicaliser on untrusted text. Any input: no crash, no hang. Valid UTF-8 that
-/// parses: the canonical encoding, printed back as JSON text and canonicalised again, is
-/// the same (the encoding says exactly what the value is); and a document `append` agrees.
+/// parses: every object's members are in strictly increasing order of their names' bytes
+/// (checked here, not with the encoder's own comparison); the canonical encoding, printed
+/// back as JSON text and canonicalised again, is the same (the encoding says exactly what the
+/// value is); and a document `append` agrees. Also, the input's lines through one reused
+/// encoder (which carries the last object's member order over) encode as each line alone.
 public func fuzzJSON(_ data: UnsafeRawBufferPointer) {
+    checkReusedEncoder(data)
     let canonical: [UInt8]
     do throws(JSONSyntaxError) {
         canonical = try canonicalJSON(data)
@@ -14,6 +18,9 @@ public func fuzzJSON(_ data: UnsafeRawBufferPointer) {
         return
     }
     guard firstInvalidUTF8Byte(in: data) == nil else { return }
+    if !membersAreOrdered(canonical[...], from: canonical.startIndex) {
+        fail("canonical JSON has members out of order", problems: [], details: "canonical: \(canonical)", input: Array(data))
+    }
     let printed = Array(ReadableKey.json(canonical[...]).utf8)
     let again = printed.withUnsafeBytes { try? canonicalJSON($0) }
     if again != canonical {
@@ -23,6 +30,53 @@ public func fuzzJSON(_ data: UnsafeRawBufferPointer) {
     if case .success(let row) = Result(catching: { () throws(JSONDocumentError) in try documents.append(json: data) }) {
         if Array(documents.canonicalBytes[row.content]) != canonical {
             fail("JSONDocuments.append encodes differently", problems: [], details: "", input: Array(data))
+        }
+    }
+}
+
+/// Whether every object in the canonical value at `start` lists its members in strictly
+/// increasing order of their names (a repeated name is kept once).
+private func membersAreOrdered(_ bytes: ArraySlice<UInt8>, from start: Int) -> Bool {
+    guard start < bytes.endIndex else { return false }
+    switch bytes[start] {
+    case UInt8(ascii: "{"):
+        var members: [CanonicalMember] = []
+        guard let end = CanonicalMember.skipValue(bytes, start),
+              CanonicalMember.members(of: bytes[start..<end], into: &members) != nil else { return false }
+        for (previous, member) in zip(members, members.dropFirst())
+        where !bytes[previous.name].lexicographicallyPrecedes(bytes[member.name]) {
+            return false
+        }
+        return members.allSatisfy { membersAreOrdered(bytes, from: $0.value.lowerBound) }
+    case UInt8(ascii: "["):
+        var index = start + 1
+        while index < bytes.endIndex && bytes[index] != UInt8(ascii: "]") {
+            guard membersAreOrdered(bytes, from: index), let next = CanonicalMember.skipValue(bytes, index) else { return false }
+            index = next
+        }
+        return index < bytes.endIndex
+    default:
+        return CanonicalMember.skipValue(bytes, start) != nil
+    }
+}
+
+/// Each line of `data` through one reused `CanonicalJSONEncoder` against `canonicalJSON` of
+/// the line alone: the same encoding, or the same failure.
+private func checkReusedEncoder(_ data: UnsafeRawBufferPointer) {
+    var encoder = CanonicalJSONEncoder()
+    for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        let text = UnsafeRawBufferPointer(rebasing: line)
+        let alone = try? canonicalJSON(text)
+        let reused: [UInt8]?
+        do throws(JSONSyntaxError) {
+            try encoder.encode(text)
+            reused = encoder.encoded
+        } catch {
+            reused = nil
+        }
+        if reused != alone {
+            fail("a reused CanonicalJSONEncoder encodes a line differently", problems: [],
+                 details: "line: \(Array(text))", input: Array(data))
         }
     }
 }
