@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # diffengine beside the tools a data engineer would otherwise use to diff two table exports
-# by key, on one generated pair of CSV files (ROWS rows a side, 1,000,000 by default; the
-# columns of `diffbench files`): DuckDB and polars (a full outer join on the key, every
+# by key, on one generated pair of CSV files, or JSON Lines files with FORMAT=jsonl (ROWS
+# rows a side, 1,000,000 by default; the columns of `diffbench files`): DuckDB and polars (a full outer join on the key, every
 # other column compared null-aware, all values read as text), and at up to 50,000 rows
 # csv-diff and daff. Each tool reports its deleted / inserted / updated counts, which must
 # agree, and its time: RUNS runs (3 by default), taken in turn, median and fastest.
@@ -17,9 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROWS=${ROWS:-1000000}
 RUNS=${RUNS:-3}
+FORMAT=${FORMAT:-csv}
 WORK=${WORK:-.build/compare}
 VENV="$WORK/venv"
 SMALL=$(( ROWS <= 50000 ))
+[ "$FORMAT" = csv ] || SMALL=0 # csv-diff and daff read CSV only
 mkdir -p "$WORK"
 wanted="duckdb polars"
 [ "$SMALL" = 1 ] && wanted="$wanted csv-diff daff"
@@ -38,7 +40,7 @@ swift build -c release --package-path Benchmarks --product diffbench >/dev/null
 swift build -c release --package-path Benchmarks --product diffengine >/dev/null
 ENGINE=Benchmarks/.build/release/diffengine
 Benchmarks/.build/release/diffbench files --rows "$ROWS" --runs 1 --directory "$WORK/files" >/dev/null
-OLD="$WORK/files/old.csv" NEW="$WORK/files/new.csv"
+OLD="$WORK/files/old.$FORMAT" NEW="$WORK/files/new.$FORMAT"
 
 # Each run of a tool appends "tool<TAB>output<TAB>seconds<TAB>deleted inserted updated" to $TIMES.
 TIMES="$WORK/times.tsv"

@@ -1,7 +1,7 @@
-"""The keyed diff of two CSV files in DuckDB or polars, as a data engineer writes it: a full
-outer join on `id` with every other column compared null-aware (`IS DISTINCT FROM`). Every
-value is read as text, as diffengine compares it, so no type inference runs and `01` and
-`1` differ in all three tools.
+"""The keyed diff of two CSV or JSON Lines files in DuckDB or polars, as a data engineer
+writes it: a full outer join on `id` with every other column compared null-aware (`IS
+DISTINCT FROM`). A CSV value is read as text, as diffengine compares it, so no type inference
+runs and `01` and `1` differ in all three tools; JSON Lines values keep their JSON types.
 
     python3 dataframe_diff.py duckdb|polars counts|rows OLD NEW OUT
 
@@ -22,7 +22,8 @@ def run_duckdb():
     import duckdb
 
     connection = duckdb.connect()
-    read = "read_csv('{}', header = true, all_varchar = true)"
+    read = ("read_json('{}', format = 'newline_delimited')" if old_path.endswith(".jsonl")
+            else "read_csv('{}', header = true, all_varchar = true)")
     sides = f"WITH o AS (SELECT * FROM {read.format(old_path)}), n AS (SELECT * FROM {read.format(new_path)})"
     changed = " OR ".join(f"o.{c} IS DISTINCT FROM n.{c}" for c in COLUMNS)
     if mode == "counts":
@@ -51,8 +52,10 @@ def run_duckdb():
 def run_polars():
     import polars as pl
 
-    old = pl.read_csv(old_path, infer_schema=False)
-    new = pl.read_csv(new_path, infer_schema=False)
+    if old_path.endswith(".jsonl"):
+        old, new = pl.read_ndjson(old_path), pl.read_ndjson(new_path)
+    else:
+        old, new = pl.read_csv(old_path, infer_schema=False), pl.read_csv(new_path, infer_schema=False)
     joined = old.join(new, on="id", how="full", suffix="_new")
     deleted = pl.col("id_new").is_null()
     inserted = pl.col("id").is_null()
