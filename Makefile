@@ -122,7 +122,7 @@ install: deps
 	@echo "installed $(PREFIX)/bin/diffengine"
 
 # diffengine beside DuckDB and polars (from PyPI, into a scratch venv) on one generated pair
-# of 1,000,000-row CSV files; ROWS=20000 adds csv-diff and daff.
+# of 1,000,000-row CSV files (FORMAT=jsonl: JSON Lines files); ROWS=20000 adds csv-diff and daff.
 compare-tools: deps
 	bash Benchmarks/compare/compare-tools.sh
 
