@@ -1,15 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#elseif os(Windows)
-import ucrt
-#endif
-
 /// A JSON text that does not parse: where and why.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The byte offset of the problem in the text.
@@ -225,18 +213,35 @@ internal struct _CanonicalJSONWriter {
         return word << (8 * UInt64(8 - bytes.count))
     }
 
-    /// Whether the key bytes `a` order before `b` (byte by byte, a prefix first): a member
-    /// name is mostly a few bytes, told apart by its first eight.
+    /// Whether the key bytes `a` order before `b` (byte by byte, a prefix first): eight
+    /// bytes at a time as one number; a member name is mostly told apart by its first eight.
     @inline(__always)
     private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        let first = leadingWord(a), second = leadingWord(b)
-        if first != second { return first < second }
-        let common = min(a.count, b.count)
-        if common > 8 {
-            let order = memcmp(a.baseAddress! + 8, b.baseAddress! + 8, common - 8)
-            if order != 0 { return order < 0 }
+        var offset = 0
+        while true {
+            let left = leadingWord(UnsafeRawBufferPointer(rebasing: a[offset...]))
+            let right = leadingWord(UnsafeRawBufferPointer(rebasing: b[offset...]))
+            if left != right { return left < right }
+            offset += 8
+            if offset >= a.count || offset >= b.count { return a.count < b.count }
         }
-        return a.count < b.count
+    }
+
+    /// Whether `a` and `b` hold the same bytes, compared eight at a time (the last eight
+    /// overlapping the ones before them).
+    @inline(__always)
+    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count >= 8 else { return leadingWord(a) == leadingWord(b) }
+        var offset = 0
+        while offset + 8 < count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Puts the members from `firstMember` on in key order (of equal keys only the last
@@ -268,7 +273,8 @@ internal struct _CanonicalJSONWriter {
                 var at = 0
                 for member in members[firstMember...] {
                     let key = UnsafeRawBufferPointer(rebasing: bytes[member.keyStart - 4..<member.keyEnd])
-                    guard at + key.count <= last.count, memcmp(last.baseAddress! + at, key.baseAddress!, key.count) == 0 else { return false }
+                    guard at + key.count <= last.count,
+                          Self.sameBytes(key, UnsafeRawBufferPointer(rebasing: last[at..<at + key.count])) else { return false }
                     at += key.count
                 }
                 return at == last.count
