@@ -262,9 +262,8 @@ internal struct _CanonicalJSONWriter {
         }
         if ordered { return }
         // Member indexes sorted by key, ties by position, so that of repeated keys the later
-        // member comes last. A row's handful of members by insertion (stable, no closure
-        // calls); more by a sort of O(k log k) comparisons whatever the order (an object
-        // with tens of thousands of members in reverse order is cheap, not quadratic).
+        // member comes last: O(k log k) comparisons whatever the order (an object with tens
+        // of thousands of members in reverse order is cheap, not quadratic).
         scratch.order.removeAll(keepingCapacity: true)
         let known = out.withUnsafeBytes { bytes in
             // The last object's order, when this one has the same keys in the same order.
@@ -289,22 +288,10 @@ internal struct _CanonicalJSONWriter {
             func key(_ index: Int) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: bytes[members[index].keyStart..<members[index].keyEnd])
             }
-            if count <= 16 {
-                for next in 1..<count {
-                    let index = scratch.order[next]
-                    var place = next
-                    while place > 0 && Self.precedes(key(index), key(scratch.order[place - 1])) {
-                        scratch.order[place] = scratch.order[place - 1]
-                        place -= 1
-                    }
-                    scratch.order[place] = index
-                }
-            } else {
-                scratch.order.sort { lhs, rhs in
-                    let left = key(lhs), right = key(rhs)
-                    if Self.precedes(left, right) { return true }
-                    return lhs < rhs && !Self.precedes(right, left)
-                }
+            scratch.order.sort { lhs, rhs in
+                let left = key(lhs), right = key(rhs)
+                if Self.precedes(left, right) { return true }
+                return lhs < rhs && !Self.precedes(right, left)
             }
             // Kept for the next object (the keys with their length prefixes, as written).
             scratch.lastKeys.removeAll(keepingCapacity: true)
