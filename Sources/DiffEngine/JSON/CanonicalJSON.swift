@@ -261,9 +261,6 @@ internal struct _CanonicalJSONWriter {
             return true
         }
         if ordered { return }
-        // Member indexes sorted by key, ties by position, so that of repeated keys the later
-        // member comes last: O(k log k) comparisons whatever the order (an object with tens
-        // of thousands of members in reverse order is cheap, not quadratic).
         scratch.order.removeAll(keepingCapacity: true)
         let known = out.withUnsafeBytes { bytes in
             // The last object's order, when this one has the same keys in the same order.
@@ -283,24 +280,27 @@ internal struct _CanonicalJSONWriter {
             for relative in scratch.lastOrder { scratch.order.append(firstMember + relative) }
         } else {
             scratch.order.append(contentsOf: firstMember..<members.count)
+            out.withUnsafeBytes { bytes in
+                func key(_ index: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: bytes[members[index].keyStart..<members[index].keyEnd])
+                }
+                // Member indexes sorted by key, ties by position, so that of repeated keys the
+                // later member comes last: O(k log k) comparisons whatever the order (an object
+                // with tens of thousands of members in reverse order is cheap, not quadratic).
+                scratch.order.sort { lhs, rhs in
+                    let left = key(lhs), right = key(rhs)
+                    if Self.precedes(left, right) { return true }
+                    return lhs < rhs && !Self.precedes(right, left)
+                }
+                // Kept for the next object (the keys with their length prefixes, as written).
+                scratch.lastKeys.removeAll(keepingCapacity: true)
+                for member in members[firstMember...] {
+                    scratch.lastKeys.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.keyStart - 4..<member.keyEnd]))
+                }
+                scratch.lastOrder.removeAll(keepingCapacity: true)
+                for index in scratch.order { scratch.lastOrder.append(index - firstMember) }
+            }
         }
-        if !known { out.withUnsafeBytes { bytes in
-            func key(_ index: Int) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: bytes[members[index].keyStart..<members[index].keyEnd])
-            }
-            scratch.order.sort { lhs, rhs in
-                let left = key(lhs), right = key(rhs)
-                if Self.precedes(left, right) { return true }
-                return lhs < rhs && !Self.precedes(right, left)
-            }
-            // Kept for the next object (the keys with their length prefixes, as written).
-            scratch.lastKeys.removeAll(keepingCapacity: true)
-            for member in members[firstMember...] {
-                scratch.lastKeys.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.keyStart - 4..<member.keyEnd]))
-            }
-            scratch.lastOrder.removeAll(keepingCapacity: true)
-            for index in scratch.order { scratch.lastOrder.append(index - firstMember) }
-        } }
         // The members' region, copied aside, comes back in key order in place.
         let regionStart = members[firstMember].start
         scratch.bytes.removeAll(keepingCapacity: true)
