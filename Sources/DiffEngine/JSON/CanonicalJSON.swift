@@ -370,13 +370,13 @@ internal struct _CanonicalJSONWriter {
     private mutating func string(into out: inout [UInt8]) throws(JSONSyntaxError) {
         position += 1 // "
         // `s` and four bytes for the length, written at the end.
-        withUnsafeBytes(of: UInt64(UInt8(ascii: "s"))) { Self.append($0.baseAddress!, count: 5, to: &out) }
+        withUnsafeBytes(of: UInt64(UInt8(ascii: "s")).littleEndian) { Self.append($0.baseAddress!, count: 5, to: &out) }
         let lengthAt = out.count - 4
         while true {
             // Copy a run of plain bytes at once, found eight bytes at a time.
             let runStart = position
             while position + 8 <= text.count {
-                let word = text.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                 let special = Self.zeroBytes(word ^ Self.quoteWord) | Self.zeroBytes(word ^ Self.backslashWord)
                     | ((word &- Self.spaceWord) & ~word & Self.highBits)
                 if special != 0 {

@@ -138,7 +138,7 @@ public struct CSVScanner: Sendable {
                 // Eight bytes at a time to the next delimiter, line break or quote.
                 let base = buffer.baseAddress!
                 while index + 8 <= end {
-                    let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                     let found = CSVScanner.zeroBytes(word ^ delimiterWord) | CSVScanner.zeroBytes(word ^ CSVScanner.newlineWord)
                         | CSVScanner.zeroBytes(word ^ CSVScanner.returnWord) | CSVScanner.zeroBytes(word ^ CSVScanner.quoteWord)
                     if found != 0 {
