@@ -426,11 +426,13 @@ internal struct _CanonicalJSONWriter {
         out.withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: lengthAt, as: UInt32.self) }
     }
 
+    private static func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
+
     /// Appends the run of digits at `position` and steps past it; returns how many.
     @discardableResult
     private mutating func appendDigits(into out: inout [UInt8]) -> Int {
         let start = position
-        while position < text.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[position]) { position += 1 }
+        while Self.isDigit(peek()) { position += 1 }
         Self.append(text.baseAddress! + start, count: position - start, to: &out)
         return position - start
     }
@@ -438,7 +440,6 @@ internal struct _CanonicalJSONWriter {
     /// Numbers become `d`, an optional `-`, the significant digits (no leading or trailing
     /// zeros), `e`, the decimal exponent, `;`: equal values, equal encodings.
     private mutating func number(into out: inout [UInt8]) throws(JSONSyntaxError) {
-        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
         out.append(UInt8(ascii: "d"))
         let signAt = out.count
         if peek() == UInt8(ascii: "-") {
@@ -447,16 +448,16 @@ internal struct _CanonicalJSONWriter {
         }
         let digitsStart = out.count
         var exponent = 0
-        guard isDigit(peek()) else { throw error("expected a digit") }
+        guard Self.isDigit(peek()) else { throw error("expected a digit") }
         if peek() == UInt8(ascii: "0") {
             position += 1
-            if isDigit(peek()) { throw error("a number with a leading zero") }
+            if Self.isDigit(peek()) { throw error("a number with a leading zero") }
         } else {
             appendDigits(into: &out)
         }
         if peek() == UInt8(ascii: ".") {
             position += 1
-            guard isDigit(peek()) else { throw error("expected a digit after the decimal point") }
+            guard Self.isDigit(peek()) else { throw error("expected a digit after the decimal point") }
             exponent -= appendDigits(into: &out)
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
@@ -466,9 +467,9 @@ internal struct _CanonicalJSONWriter {
                 negative = text[position] == UInt8(ascii: "-")
                 position += 1
             }
-            guard isDigit(peek()) else { throw error("expected a digit in the exponent") }
+            guard Self.isDigit(peek()) else { throw error("expected a digit in the exponent") }
             var written = 0
-            while isDigit(peek()) {
+            while Self.isDigit(peek()) {
                 written = written * 10 + Int(text[position] - UInt8(ascii: "0"))
                 if written > 1_000_000_000 { throw error("a number's exponent is too large") }
                 position += 1
