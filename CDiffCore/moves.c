@@ -33,7 +33,7 @@ static inline size_t dc_first_above(const uint32_t *values, size_t low, size_t e
 
 /* A run: paired rows that are consecutive in old order and whose new indexes are
  * consecutive integers. Patience sorting places a run's rows on consecutive piles (the
- * first on pile `pile`), so the moves pass works a run at a time. */
+ * first on pile `pile`), so the segmented moves pass works a run at a time. */
 typedef struct dc_run {
     uint32_t first_value; /* new index of the run's first row */
     uint32_t length;
@@ -46,52 +46,61 @@ typedef struct dc_piles {
     uint32_t *fence;       /* [b]: top_value[b * spacing] */
     uint32_t *outer_fence; /* [c]: fence[c * spacing] */
     size_t count;
+    size_t fenced;         /* the fences cover piles [0, fenced) */
 } dc_piles_t;
 
 /* Piles for up to m rows at `memory` (m pile tops and their fences). */
 static dc_piles_t dc_piles_at(void *memory, size_t m) {
     uint32_t *top_value = memory;
     uint32_t *fence = top_value + m;
-    dc_piles_t piles = { top_value, fence, fence + dc_fence_count(m), 0 };
+    dc_piles_t piles = { top_value, fence, fence + dc_fence_count(m), 0, 0 };
     return piles;
 }
 
-/* Places a run on the piles: it lands on consecutive piles from the first whose top
- * exceeds its first value (or a new one), which it returns. */
-static size_t dc_place_run(dc_piles_t *p, uint32_t first_value, uint32_t length) {
+/* Brings the fences up to the piles: a row above every top only adds a pile, so the
+ * fences of the piles added since the last search are written when a search needs them
+ * (each once), not as the piles grow. */
+static void dc_fence_piles(dc_piles_t *p) {
+    const size_t outer_spacing = DC_FENCE_SPACING * DC_FENCE_SPACING;
+    for (size_t f = (p->fenced + DC_FENCE_SPACING - 1) / DC_FENCE_SPACING; f * DC_FENCE_SPACING < p->count; f++) {
+        p->fence[f] = p->top_value[f * DC_FENCE_SPACING];
+    }
+    for (size_t f = (p->fenced + outer_spacing - 1) / outer_spacing; f * outer_spacing < p->count; f++) {
+        p->outer_fence[f] = p->top_value[f * outer_spacing];
+    }
+    p->fenced = p->count;
+}
+
+/* Places a value below the last pile's top on the first pile whose top exceeds it, which
+ * it returns. */
+static size_t dc_place_below(dc_piles_t *p, uint32_t value) {
     const size_t piles = p->count;
     size_t pile;
-    if (piles == 0 || first_value > p->top_value[piles - 1]) {
-        pile = piles;
-    } else if (piles == 1 || first_value > p->top_value[piles - 2]) {
+    if (piles == 1 || value > p->top_value[piles - 2]) {
         pile = piles - 1; /* the usual case right after one row out of place */
     } else {
         // Among piles 0 ..< piles - 1 (the last of them is known to qualify): the outer
         // fences, which stay in cache, then one cache line of fences, then one of piles.
-        // At each level the first entry above first_value lies between two entries of
-        // the level above (or past the last, where pile piles - 2 qualifies).
+        // At each level the first entry above the value lies between two entries of the
+        // level above (or past the last, where pile piles - 2 qualifies).
+        dc_fence_piles(p);
         const size_t fences = (piles - 2) / DC_FENCE_SPACING + 1; /* those below piles - 1 */
         const size_t outer_fences = (fences - 1) / DC_FENCE_SPACING + 1;
-        const size_t outer_above = dc_first_above(p->outer_fence, 0, outer_fences + 1, first_value);
+        const size_t outer_above = dc_first_above(p->outer_fence, 0, outer_fences + 1, value);
         if (outer_above == 0) {
             pile = 0;
         } else {
             const size_t last_fence = outer_above < outer_fences ? outer_above * DC_FENCE_SPACING : fences;
-            const size_t above = dc_first_above(p->fence, (outer_above - 1) * DC_FENCE_SPACING + 1, last_fence + 1,
-                                                first_value);
+            const size_t above = dc_first_above(p->fence, (outer_above - 1) * DC_FENCE_SPACING + 1, last_fence + 1, value);
             const size_t last_pile = above < fences ? above * DC_FENCE_SPACING : piles - 2;
-            pile = dc_first_above(p->top_value, (above - 1) * DC_FENCE_SPACING + 1, last_pile + 1, first_value);
+            pile = dc_first_above(p->top_value, (above - 1) * DC_FENCE_SPACING + 1, last_pile + 1, value);
         }
     }
-    for (uint32_t offset = 0; offset < length; offset++) p->top_value[pile + offset] = first_value + offset;
-    const size_t outer_spacing = DC_FENCE_SPACING * DC_FENCE_SPACING;
-    for (size_t fenced = (pile + DC_FENCE_SPACING - 1) / DC_FENCE_SPACING; fenced * DC_FENCE_SPACING < pile + length; fenced++) {
-        p->fence[fenced] = first_value + (uint32_t)(fenced * DC_FENCE_SPACING - pile);
+    p->top_value[pile] = value;
+    if (pile < p->fenced && pile % DC_FENCE_SPACING == 0) {
+        p->fence[pile / DC_FENCE_SPACING] = value;
+        if (pile % (DC_FENCE_SPACING * DC_FENCE_SPACING) == 0) p->outer_fence[pile / (DC_FENCE_SPACING * DC_FENCE_SPACING)] = value;
     }
-    for (size_t fenced = (pile + outer_spacing - 1) / outer_spacing; fenced * outer_spacing < pile + length; fenced++) {
-        p->outer_fence[fenced] = first_value + (uint32_t)(fenced * outer_spacing - pile);
-    }
-    if (pile + length > piles) p->count = pile + length;
     return pile;
 }
 
@@ -112,67 +121,100 @@ static void dc_mark_off_kept(const dc_run_t *runs, size_t run_count, size_t pile
     }
 }
 
+/* A row placed below the last pile's top, by search: its old row and its pile. */
+typedef struct dc_searched {
+    uint32_t row;
+    uint32_t pile;
+} dc_searched_t;
+
+/* Rows a block: the passes test that many at once, branch-free (vectorized). */
+#define DC_MOVES_BLOCK 16
+
 /* minimal and none: marks as moved every paired row off one longest increasing
  * subsequence of the new indexes taken in old order. Patience sorting, O(k log k) for k
- * paired rows, done a run at a time: a run lands on consecutive piles (the pile tops are
- * strictly increasing and its values are consecutive), so it costs one search plus
- * sequential writes, and rows that kept their order cost almost nothing. Ties: each pile
- * keeps the row that came last in old order, and the subsequence is read back from the
- * last pile, taking the latest row of each pile that fits, so the same input always gives
- * the same moves. */
+ * paired rows, where a row above every pile top (almost every row of a real update: those
+ * after an insertion or a deletion too) costs a store and no branch: it starts a pile of
+ * its own, so its pile is the number of such rows before it, and only the rows that went
+ * through a search are written down. A block of rows that continue one another costs one
+ * test. Ties: each pile keeps the row that came last in old order, and the subsequence is
+ * read back from the last pile, taking the latest row of each pile that fits, so the same
+ * input always gives the same moves (the segmented pass's rule, run for run). */
 static void dc_mark_off_lis(dc_workspace_t *ws) {
     const size_t m = ws->old_count, prefix = ws->prefix_length;
     const uint32_t *old_to_new = dc_old_to_new(ws);
 
     // The table region is free after matching and is sized for this (workspace.c): at most
-    // m runs of 12 bytes, at most m pile tops of 4, and their fences.
-    dc_run_t *runs = (dc_run_t *)dc_table(ws);
-    dc_piles_t piles = dc_piles_at(runs + m, m);
-    size_t run_count = 0;
-    size_t i = prefix;
-    for (;;) {
-        while (i < m && old_to_new[i] == DC_UNPAIRED) i++;
-        if (i == m) break;
-        const uint32_t first_value = old_to_new[i];
-        uint32_t length = 1;
-        i++;
-        // Rows continuing the run are tested a block at a time, branch-free (vectorized),
-        // after a block's worth row by row (short runs never pay for a block test). A
-        // block with a break in it continues the run up to the break; the row there goes
-        // row by row (a deleted row, skipped, or the run's end), and blocks resume.
-        enum { block = 16 };
-        size_t row_by_row = block;
-        while (i < m) {
-            if (row_by_row == 0 && i + block <= m) {
-                const uint32_t next = first_value + length;
-                uint32_t breaks = 0;
-                for (uint32_t k = 0; k < block; k++) breaks |= (uint32_t)(old_to_new[i + k] != next + k) << k;
-                if (!breaks) {
-                    length += block;
-                    i += block;
-                    continue;
-                }
-                const uint32_t continuing = (uint32_t)__builtin_ctz(breaks);
-                length += continuing;
-                i += continuing;
-                row_by_row = 1;
+    // m searched rows of 8 bytes, at most m pile tops of 4, and their fences.
+    dc_searched_t *searched = (dc_searched_t *)dc_table(ws);
+    dc_piles_t piles = dc_piles_at(searched + m, m);
+    uint32_t *const tops = piles.top_value;
+    size_t searched_count = 0;
+    // The last pile's top; -1 before any, and an unpaired row (DC_UNPAIRED) is above all.
+    int64_t top = -1;
+    for (size_t i = prefix; i < m;) {
+        if (m - i >= DC_MOVES_BLOCK) {
+            const uint32_t first = old_to_new[i];
+            uint32_t breaks = 0;
+            for (uint32_t k = 0; k < DC_MOVES_BLOCK; k++) breaks |= (uint32_t)(old_to_new[i + k] != first + k) << k;
+            if (breaks == 0 && first != DC_UNPAIRED && (int64_t)first > top) {
+                for (uint32_t k = 0; k < DC_MOVES_BLOCK; k++) tops[piles.count + k] = first + k;
+                piles.count += DC_MOVES_BLOCK;
+                top = first + DC_MOVES_BLOCK - 1;
+                i += DC_MOVES_BLOCK;
+                continue;
             }
-            if (row_by_row) row_by_row--;
-            // Unpaired (deleted) rows are skipped without a branch of their own: they come
-            // at random, and only a run's end has to be a mispredicted branch. So "paired
-            // and off the run" is one test: a product of two differences below 2^32 is zero
-            // only when one of them is (written `paired && value != next`, it compiled to a
-            // branch on `paired` first; measured in Benchmarks/RESULTS.md).
+        }
+        const size_t end = m - i < DC_MOVES_BLOCK ? m : i + DC_MOVES_BLOCK;
+        for (; i < end; i++) {
+            const uint32_t value = old_to_new[i];
+            if (__builtin_expect((int64_t)value > top, 1)) {
+                // A new pile, unless the row is unpaired: then the store lands past the last
+                // pile and is overwritten.
+                const bool paired = value != DC_UNPAIRED;
+                tops[piles.count] = value;
+                piles.count += paired;
+                top = paired ? value : top;
+            } else {
+                const size_t pile = dc_place_below(&piles, value);
+                if (pile == piles.count - 1) top = value;
+                searched[searched_count++] = (dc_searched_t){ (uint32_t)i, (uint32_t)pile };
+            }
+        }
+    }
+    // Back from the last pile. A row that started a pile is on pile `fresh - 1`, `fresh`
+    // counting those rows down; while that is the wanted pile and no searched row comes
+    // between, a block keeps all its paired rows.
+    uint64_t *moved = dc_moved(ws);
+    size_t fresh = piles.count;
+    int64_t wanted = (int64_t)piles.count - 1;
+    for (size_t i = m; i > prefix;) {
+        if (i - prefix >= DC_MOVES_BLOCK && wanted == (int64_t)fresh - 1
+            && (searched_count == 0 || searched[searched_count - 1].row < i - DC_MOVES_BLOCK)) {
+            uint32_t paired = 0;
+            for (uint32_t k = 0; k < DC_MOVES_BLOCK; k++) paired += old_to_new[i - DC_MOVES_BLOCK + k] != DC_UNPAIRED;
+            fresh -= paired;
+            wanted -= paired;
+            i -= DC_MOVES_BLOCK;
+            continue;
+        }
+        const size_t stop = i - prefix < DC_MOVES_BLOCK ? prefix : i - DC_MOVES_BLOCK;
+        while (i > stop) {
+            i--;
             const uint32_t value = old_to_new[i];
             const bool paired = value != DC_UNPAIRED;
-            if ((uint64_t)(value ^ (first_value + length)) * (uint64_t)(value ^ DC_UNPAIRED) != 0) break;
-            length += paired;
-            i++;
+            int64_t pile;
+            if (searched_count > 0 && searched[searched_count - 1].row == i) {
+                pile = searched[--searched_count].pile;
+            } else {
+                fresh -= paired;
+                pile = (int64_t)fresh;
+            }
+            const bool kept = paired && pile == wanted;
+            wanted -= kept;
+            const uint32_t row = paired ? value : 0;
+            moved[row / 64] |= (uint64_t)(paired && !kept) << (row % 64);
         }
-        const size_t pile = dc_place_run(&piles, first_value, length);
-        runs[run_count++] = (dc_run_t){ first_value, length, (uint32_t)pile };
     }
-    dc_mark_off_kept(runs, run_count, piles.count, dc_moved(ws));
 }
 
 /* dc_mark_off_lis() over a segmented pairing, in time in the segments (and a bitmap word
