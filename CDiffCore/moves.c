@@ -121,14 +121,26 @@ static void dc_mark_off_kept(const dc_run_t *runs, size_t run_count, size_t pile
     }
 }
 
-/* A row placed below the last pile's top, by search: its old row and its pile. */
+/* A row placed below the last pile's top, by search: its old row, its pile, and how many
+ * rows had started a pile of their own before it. */
 typedef struct dc_searched {
     uint32_t row;
     uint32_t pile;
+    uint32_t fresh;
 } dc_searched_t;
 
-/* Rows a block: the passes test that many at once, branch-free (vectorized). */
+/* Rows a block: the forward pass tests that many at once, branch-free (vectorized). */
 #define DC_MOVES_BLOCK 16
+
+/* Marks moved the last `count` paired old rows before old row `end`. */
+static void dc_mark_last_paired(const uint32_t *old_to_new, size_t end, size_t count, uint64_t *moved) {
+    for (size_t i = end; count > 0;) {
+        const uint32_t value = old_to_new[--i];
+        if (value == DC_UNPAIRED) continue;
+        dc_bit_set(moved, value);
+        count--;
+    }
+}
 
 /* minimal and none: marks as moved every paired row off one longest increasing
  * subsequence of the new indexes taken in old order. Patience sorting, O(k log k) for k
@@ -144,7 +156,7 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
     const uint32_t *old_to_new = dc_old_to_new(ws);
 
     // The table region is free after matching and is sized for this (workspace.c): at most
-    // m searched rows of 8 bytes, at most m pile tops of 4, and their fences.
+    // m searched rows of 12 bytes, at most m pile tops of 4, and their fences.
     dc_searched_t *searched = (dc_searched_t *)dc_table(ws);
     dc_piles_t piles = dc_piles_at(searched + m, m);
     uint32_t *const tops = piles.top_value;
@@ -175,45 +187,37 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
                 piles.count += paired;
                 top = paired ? value : top;
             } else {
+                const size_t fresh = piles.count;
                 const size_t pile = dc_place_below(&piles, value);
-                if (pile == piles.count - 1) top = value;
-                searched[searched_count++] = (dc_searched_t){ (uint32_t)i, (uint32_t)pile };
+                if (pile == fresh - 1) top = value;
+                searched[searched_count++] = (dc_searched_t){ (uint32_t)i, (uint32_t)pile, (uint32_t)fresh };
             }
         }
     }
-    // Back from the last pile. A row that started a pile is on pile `fresh - 1`, `fresh`
-    // counting those rows down; while that is the wanted pile and no searched row comes
-    // between, a block keeps all its paired rows.
+    // Back from the last pile, a stretch of rows that started piles at a time, last to first:
+    // their piles are consecutive, so those above the wanted pile are not kept (the latest
+    // rows of the stretch) and the rest are, all but the wanted one's predecessors taken. In
+    // time in the searched rows and the moved ones, not in the rows.
     uint64_t *moved = dc_moved(ws);
-    size_t fresh = piles.count;
     int64_t wanted = (int64_t)piles.count - 1;
-    for (size_t i = m; i > prefix;) {
-        if (i - prefix >= DC_MOVES_BLOCK && wanted == (int64_t)fresh - 1
-            && (searched_count == 0 || searched[searched_count - 1].row < i - DC_MOVES_BLOCK)) {
-            uint32_t paired = 0;
-            for (uint32_t k = 0; k < DC_MOVES_BLOCK; k++) paired += old_to_new[i - DC_MOVES_BLOCK + k] != DC_UNPAIRED;
-            fresh -= paired;
-            wanted -= paired;
-            i -= DC_MOVES_BLOCK;
-            continue;
+    size_t above = piles.count, end = m; /* the stretch's piles end at `above`, its rows at `end` */
+    for (size_t k = searched_count + 1; k-- > 0;) {
+        const size_t below = k > 0 ? searched[k - 1].fresh : 0;
+        if (wanted >= (int64_t)below) {
+            dc_mark_last_paired(old_to_new, end, above - 1 - (size_t)wanted, moved);
+            wanted = (int64_t)below - 1;
+        } else {
+            dc_mark_last_paired(old_to_new, end, above - below, moved);
         }
-        const size_t stop = i - prefix < DC_MOVES_BLOCK ? prefix : i - DC_MOVES_BLOCK;
-        while (i > stop) {
-            i--;
-            const uint32_t value = old_to_new[i];
-            const bool paired = value != DC_UNPAIRED;
-            int64_t pile;
-            if (searched_count > 0 && searched[searched_count - 1].row == i) {
-                pile = searched[--searched_count].pile;
-            } else {
-                fresh -= paired;
-                pile = (int64_t)fresh;
-            }
-            const bool kept = paired && pile == wanted;
-            wanted -= kept;
-            const uint32_t row = paired ? value : 0;
-            moved[row / 64] |= (uint64_t)(paired && !kept) << (row % 64);
+        if (k == 0) break;
+        const dc_searched_t row = searched[k - 1];
+        if ((int64_t)row.pile == wanted) {
+            wanted--;
+        } else {
+            dc_bit_set(moved, old_to_new[row.row]);
         }
+        above = below;
+        end = row.row;
     }
 }
 

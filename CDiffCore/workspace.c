@@ -22,9 +22,9 @@ static size_t dc_layout(size_t old_count, size_t new_count, dc_workspace_t *layo
     regions.table_capacity = capacity;
     if (!dc_add_region(&total, sizeof(dc_workspace_t))) return 0;
     regions.table_offset = total;
-    /* After matching, the moves pass reuses this region for its runs, pile tops and fences
-     * (a little over 16 bytes an old row), or over segments for 16 bytes a segment (at most
-     * one an old row) and 12 bytes every 64 old rows (moves.c); size it for the largest. */
+    /* After matching, the moves pass reuses this region for its searched rows, pile tops and
+     * fences (a little over 16 bytes an old row), or over segments for 16 bytes a segment (at
+     * most one an old row) and 12 bytes every 64 old rows (moves.c); size it for the largest. */
     size_t moves_bytes = old_count * 16 + (dc_fence_count(old_count) + dc_fence_count(dc_fence_count(old_count))) * 4;
     const size_t segmented_moves_bytes = old_count * 16 + dc_bitmap_words(old_count) * 12;
     if (segmented_moves_bytes > moves_bytes) moves_bytes = segmented_moves_bytes;
