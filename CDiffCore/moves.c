@@ -226,9 +226,10 @@ static void dc_mark_off_lis(dc_workspace_t *ws) {
  * index lies between two of a run's, so the piles a run's rows land on are those its first
  * lands on and up, and a pile is the length of the longest increasing subsequence before
  * its row. So the pile of a run's first row is the most that some earlier run with lower
- * new indexes reaches (its pile plus its length), which a Fenwick tree over the runs'
- * ranks in new order answers without the pile tops; reading the subsequence back is then
- * dc_mark_off_kept(), run for run what dc_mark_off_lis() does. */
+ * new indexes reaches (its pile plus its length): for a run above the last pile's top, all
+ * the piles; for the others, a Fenwick tree over the runs' ranks in new order answers
+ * without the pile tops. Reading the subsequence back is then dc_mark_off_kept(), run for
+ * run what dc_mark_off_lis() does. */
 static void dc_mark_off_lis_segmented(dc_workspace_t *ws) {
     const size_t m = ws->old_count, count = ws->segment_count, walk = ws->walk_segments;
     const dc_segment_t *segments = dc_segments(ws);
@@ -273,19 +274,43 @@ static void dc_mark_off_lis_segmented(dc_workspace_t *ws) {
             runs[run_count++] = (dc_run_t){ segments[s].new_start, segments[s].length, rank[s] };
         }
     }
+    // A run above the last pile's top lands on new piles, on top of everything: its pile is
+    // the piles' count, with no search. Only the others ask the tree, which holds only them,
+    // and a list of the runs above tops (first values and reaches both increasing, in the
+    // scratch the old-order pass is done with).
+    uint32_t *above_value = in_old_order, *above_reach = rank;
+    size_t above_count = 0;
     memset(reach + 1, 0, count * 4);
     size_t piles = 0;
+    int64_t top = -1; /* the last pile's top */
     for (size_t r = 0; r < run_count; r++) {
-        uint32_t pile = 0;
-        for (size_t node = runs[r].pile; node > 0; node &= node - 1) { /* ranks below this run's */
-            if (reach[node] > pile) pile = reach[node];
-        }
-        const uint32_t reached = pile + runs[r].length;
-        for (size_t node = (size_t)runs[r].pile + 1; node <= count; node += node & (~node + 1)) {
-            if (reach[node] < reached) reach[node] = reached;
+        const uint32_t value = runs[r].first_value, length = runs[r].length;
+        uint32_t pile = (uint32_t)piles;
+        if ((int64_t)value <= top) {
+            size_t low = 0, high = above_count; /* the runs above tops with lower values: the last one's reach */
+            while (low < high) {
+                const size_t middle = (low + high) / 2;
+                if (above_value[middle] < value) low = middle + 1; else high = middle;
+            }
+            pile = low > 0 ? above_reach[low - 1] : 0;
+            for (size_t node = runs[r].pile; node > 0; node &= node - 1) { /* ranks below this run's */
+                if (reach[node] > pile) pile = reach[node];
+            }
+            for (size_t node = (size_t)runs[r].pile + 1; node <= count; node += node & (~node + 1)) {
+                if (reach[node] < pile + length) reach[node] = pile + length;
+            }
+        } else {
+            // Its reach is the highest yet: a run listed with a higher first value can no
+            // longer be the best below any value.
+            while (above_count > 0 && above_value[above_count - 1] > value) above_count--;
+            above_value[above_count] = value;
+            above_reach[above_count++] = (uint32_t)piles + length;
         }
         runs[r].pile = pile;
-        if (reached > piles) piles = reached;
+        if (pile + length >= piles) {
+            piles = pile + length;
+            top = (int64_t)value + length - 1;
+        }
     }
     dc_mark_off_kept(runs, run_count, piles, dc_moved(ws));
 }
