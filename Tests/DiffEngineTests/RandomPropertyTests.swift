@@ -118,7 +118,7 @@ import Testing
 
     /// Which rows move, not only how many, follows the documented tie rule, on random
     /// scenarios and on block rearrangements (long runs of rows that kept their order,
-    /// which the core places a run at a time).
+    /// which the core takes a block at a time, and rows placed below the last pile's top).
     @Test func minimalMovesFollowTheTieRule() throws {
         var generator = SeededGenerator(seed: 0x71E_0001)
         for caseNumber in 0..<4_000 {
