@@ -22,11 +22,15 @@
  *   DC_LAST_OF_SEVERAL   unpaired; the last of several occurrences;
  *   DC_UNIQUE            unpaired; its identity occurs nowhere else in the table (also the
  *                        mark of every unpaired row before pass 1e indexes them);
- *   DC_PAIRED | j        paired with new row j. */
+ *   DC_PAIRED | j        paired with new row j by pass 1c, until pass 1d checks the pair.
+ * From pass 1d on, a paired row's entry is its partner j itself, the inverse pairing the
+ * workspace keeps (old_to_new): the bitmap `old_left` tells those rows from the unpaired
+ * ones, whose entries only passes 1e and 1f read, and pass 1g marks DC_UNPAIRED. */
 #define DC_LAST_OF_SEVERAL UINT32_C(0x7ffffffe)
 #define DC_UNIQUE UINT32_C(0x7fffffff)
 #define DC_PAIRED UINT32_C(0x80000000)
 _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the chain's markers");
+_Static_assert((DC_UNIQUE & DC_PAIRED) == 0, "pass 1d clears DC_PAIRED from every entry");
 
 /* How many old rows from the expected one pass 1c compares before giving a new row up
  * (so a few deleted or moved-away old rows do not break the sequence), and how many rows
@@ -149,9 +153,12 @@ static void dc_filter_flush(dc_matcher_t *mt) {
     mt->filter_adds = 0;
 }
 
-static inline bool dc_filter_has(const dc_matcher_t *mt, uint64_t masked_key) {
+/* Whether the filter misses `masked_key`, or `tested` is false: one test the compiler
+ * cannot split into two branches (the unpaired rows' keys are all in the filter, and which
+ * rows are unpaired follows no pattern). */
+static inline bool dc_filter_misses(const dc_matcher_t *mt, uint64_t masked_key, bool tested) {
     const uint64_t mixed = dc_filter_mix(mt, masked_key), bits = dc_filter_bits(mixed);
-    return (mt->filter[mixed >> mt->filter_shift] & bits) == bits;
+    return ((~mt->filter[mixed >> mt->filter_shift] & bits) | ((uint64_t)tested - 1)) != 0;
 }
 
 /* Lays the filter out in the second half of the table region (the anchors take at most the
@@ -355,20 +362,25 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
 
 /* pass 1d: unpairs the pairs of every identity that also has a row pass 1c left unpaired:
  * those whose key is in the filter of unpaired rows' keys. A false hit only sends a pair
- * to the table, which pairs it again. */
+ * to the table, which pairs it again. It goes over the old rows, so that each pair that
+ * stays becomes its final entry of the inverse pairing on the way (a paired row's key is
+ * its partner's). */
 static void dc_check_sequence_pairs(dc_matcher_t *mt) {
-    const size_t n = mt->n;
-    const size_t new_unpaired = (n - mt->prefix) - mt->paired_in_sequence;
-    if (mt->paired_in_sequence == 0 || mt->old_unpaired + new_unpaired == 0) return;
+    const size_t m = mt->m;
+    if (mt->paired_in_sequence == 0) return;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
     size_t undone = 0;
-    for (size_t j = mt->prefix; j < n; j++) {
-        const uint32_t partner = new_to_old[j];
-        // Branch-free up to the rare hit: which rows are paired follows no pattern.
-        if (!(dc_filter_has(mt, dc_masked_key(&mt->new_view, j)) & (partner != DC_UNPAIRED))) continue;
+    for (size_t i = mt->prefix; i < m; i++) {
+        const uint32_t entry = chain[i];
+        const bool paired = (entry & DC_PAIRED) != 0;
+        // Branch-free up to the rare hit: which rows are paired follows no pattern. An
+        // unpaired row's entry (DC_UNIQUE) has no DC_PAIRED bit to clear.
+        chain[i] = entry & ~DC_PAIRED;
+        if (dc_filter_misses(mt, dc_masked_key(&mt->old_view, i), paired)) continue;
+        const uint32_t j = entry & ~DC_PAIRED;
         new_to_old[j] = DC_UNPAIRED;
-        chain[partner] = DC_UNIQUE;
-        dc_bit_set(mt->old_left, partner);
+        chain[i] = DC_UNIQUE;
+        dc_bit_set(mt->old_left, i);
         dc_bit_set(mt->for_table, j);
         undone++;
     }
@@ -505,36 +517,34 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
         if (!found) continue;
         found_count++;
         size_t first = dc_field_index(dc_slot_field(table[position]));
+        if (!dc_bit_get(mt->old_left, first)) continue; /* the last occurrence, taken by an earlier new row */
         uint32_t entry = chain[first];
-        if (entry & DC_PAIRED) continue; /* the last occurrence, taken by an earlier new row */
         if (entry < DC_LAST_OF_SEVERAL) {
             table[position] = dc_make_slot(dc_slot_tag(table[position]), dc_index_field(entry));
         }
         // At the last occurrence the slot stays (it still names the identity for verifying
-        // later probes) and the chain entry says it is taken.
+        // later probes) and its cleared bit in `old_left` says it is taken.
         new_to_old[j] = (uint32_t)first;
-        chain[first] = DC_PAIRED | (uint32_t)j;
+        chain[first] = (uint32_t)j;
         dc_bit_clear(mt->for_table, j);
         dc_bit_clear(mt->old_left, first);
     }
     return DC_OK;
 }
 
-/* pass 1g: the chain already names each paired old row's partner; it becomes the
- * inverse pairing in place, in one sequential pass. */
+/* pass 1g: the chain is the inverse pairing but for the prefix and the rows left unpaired
+ * (the set bits of `old_left`, a few where rows mostly pair), whose entries it writes. */
 static void dc_invert_chain(dc_matcher_t *mt) {
     const size_t m = mt->m, prefix = mt->prefix;
-    uint32_t *chain = mt->chain, *old_to_new = chain;
+    uint32_t *old_to_new = mt->chain;
     for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
-    const bool chained = dc_chained(mt); /* else pass 1c left the chain unset */
-    size_t paired = prefix;
-    for (size_t i = prefix; i < m; i++) {
-        const uint32_t entry = chained ? chain[i] : 0;
-        const bool taken = (entry & DC_PAIRED) != 0;
-        old_to_new[i] = taken ? entry & ~DC_PAIRED : DC_UNPAIRED;
-        paired += taken;
+    size_t unpaired = 0;
+    dc_bit_cursor_t left = dc_bit_cursor(mt->old_left, m);
+    for (size_t i = dc_bit_next(&left); i != SIZE_MAX; i = dc_bit_next(&left)) {
+        old_to_new[i] = DC_UNPAIRED;
+        unpaired++;
     }
-    mt->ws->paired = paired;
+    mt->ws->paired = m - unpaired;
 }
 
 /* Passes 1b-1f, over the rows after the prefix. */
@@ -587,6 +597,7 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     dc_pair_prefix(&mt);                                       /* 1a */
     status = dc_pair_rest(&mt);                                /* 1b-1f */
     if (status == DC_OK) {
+        dc_invert_chain(&mt);                                  /* 1g */
         // The rows left unpaired, complemented: the bitmaps of paired rows that the lists
         // are read from (dc_read()), as a segmented pairing keeps them.
         dc_complement_bits(dc_old_paired(ws), mt.old_left, m);
@@ -594,7 +605,6 @@ dc_status_t dc_match_weakened(void *workspace, size_t workspace_size, const dc_m
     }
     memset(mt.for_table, 0, dc_bitmap_words(n) * 8);
     if (status != DC_OK) return status;
-    dc_invert_chain(&mt);                                      /* 1g */
     dc_check_matched(ws, input, mask);
     ws->state = DC_STATE_MATCHED;
     return DC_OK;
