@@ -274,13 +274,47 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
             j += block;
         }
         if (j == n) break;
+        // Rows that pair with the old row the sequence expects (the common case between
+        // breaks), a row at a time in a loop that tests nothing else, up to the first row
+        // that does not, whose window below then starts past that old row, or until blocks
+        // are due (at once when one is due but was not tried: after a row given up, or
+        // near the end). Not before the first pair, which has more to do.
+        bool expected_tried = false;
+        if (paired > 0) {
+            const size_t limit = rows_before_block > 0 ? rows_before_block : verified ? SIZE_MAX : 1;
+            size_t most = m - guess < n - j ? m - guess : n - j;
+            if (most > limit) most = limit;
+            size_t run = 0;
+            while (run < most && (old_keys[guess + run] & key_mask) == (new_keys[j + run] & key_mask)
+                   && (exact || dc_same_identity(&mt->old_view, guess + run, &mt->new_view, j + run,
+                                                 new_keys[j + run] & key_mask, &mt->verifier))) {
+                new_to_old[j + run] = (uint32_t)(guess + run);
+                chain[guess + run] = DC_PAIRED | (uint32_t)(j + run);
+                run++;
+            }
+            expected_tried = run < most;
+            if (run > 0) {
+                paired += run;
+                guess += run;
+                j += run;
+                given_up = 0;
+                anchor_stride = 1;
+                anchor_tries = 0;
+                rows_before_block -= run < rows_before_block ? run : rows_before_block;
+                if (j == n) break;
+                if (!expected_tried && guess < m) {
+                    j--; /* blocks' turn, from row j */
+                    continue;
+                }
+            }
+        }
         if (rows_before_block) rows_before_block--;
         new_to_old[j] = DC_UNPAIRED;
         size_t partner = SIZE_MAX;
         if (guess < m) {
             const uint64_t key = new_keys[j] & key_mask;
             const size_t window_end = m - guess > DC_WINDOW ? guess + DC_WINDOW : m;
-            for (size_t i = guess; i < window_end; i++) {
+            for (size_t i = guess + expected_tried; i < window_end; i++) {
                 if ((old_keys[i] & key_mask) == key
                     && (exact || dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier))) {
                     partner = i;
