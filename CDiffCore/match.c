@@ -39,8 +39,9 @@ _Static_assert((DC_UNIQUE & DC_PAIRED) == 0, "pass 1d clears DC_PAIRED from ever
 #define DC_RESYNC_AFTER 4
 
 /* How far past the window pass 1c looks for where the sequence went (when DC_RESYNC_AFTER,
- * twice, four times ... as many rows in a row found nothing), and after how many rows
- * in a row it looks each row up among the anchors instead. */
+ * twice, four times ... as many rows in a row found nothing, and at the row after one
+ * whose key it met nowhere there), and after how many rows in a row it looks each row up
+ * among the anchors instead. */
 #define DC_SCAN_AHEAD 64
 #define DC_ANCHORS_AFTER 32
 #define DC_ANCHOR_TRIES 128
@@ -209,25 +210,33 @@ static inline size_t dc_find_anchor(dc_matcher_t *mt, size_t j) {
     return found ? dc_field_index(dc_slot_field(mt->region[position])) : SIZE_MAX;
 }
 
-/* Whether the new row after j continues the sequence from old row i, by key: a single row
- * moved from far away is not where the rest of the rows went. */
+/* Whether the new row after j, or the one after it (past a row inserted there), continues
+ * the sequence from old row i, by key: a single row moved from far away is not where the
+ * rest of the rows went. (Looking at the next row alone, an insertion right after the row
+ * that found old row i kept the sequence lost; when that happened at each of the few rows
+ * that look ahead, every later row looked itself up among the anchors, whose index of a
+ * 1M-row table cost more than the rest of the pass's breaks together.) */
 static inline bool dc_sequence_goes_on(const dc_matcher_t *mt, size_t i, size_t j) {
     if (j + 1 == mt->n) return true;
-    const uint64_t key = dc_masked_key(&mt->new_view, j + 1);
     const size_t end = mt->m - i > DC_WINDOW ? i + DC_WINDOW : mt->m;
-    for (size_t next = i + 1; next < end; next++) {
-        if (dc_masked_key(&mt->old_view, next) == key) return true;
+    for (size_t later = j + 1; later <= j + 2 && later < mt->n; later++) {
+        const uint64_t key = dc_masked_key(&mt->new_view, later);
+        for (size_t next = i + 1; next < end; next++) {
+            if (dc_masked_key(&mt->old_view, next) == key) return true;
+        }
     }
     return false;
 }
 
-/* The old row from `from` on, up to DC_SCAN_AHEAD of them, with new row j's identity, or SIZE_MAX. */
-static inline size_t dc_scan_ahead(dc_matcher_t *mt, size_t from, size_t j, uint64_t key) {
+/* The old row from `from` on, up to DC_SCAN_AHEAD of them, with new row j's identity, or
+ * SIZE_MAX; `key_met` tells whether any of them had its key (masked). */
+static inline size_t dc_scan_ahead(dc_matcher_t *mt, size_t from, size_t j, uint64_t key, bool *key_met) {
     const size_t end = mt->m - from > DC_SCAN_AHEAD ? from + DC_SCAN_AHEAD : mt->m;
+    *key_met = false;
     for (size_t i = from; i < end; i++) {
-        if (dc_masked_key(&mt->old_view, i) == key && dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) {
-            return i;
-        }
+        if (dc_masked_key(&mt->old_view, i) != key) continue;
+        *key_met = true;
+        if (dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier)) return i;
     }
     return SIZE_MAX;
 }
@@ -248,6 +257,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
     const uint64_t key_mask = exact ? UINT64_MAX : mt->new_view.mask;
     size_t guess = prefix; /* old rows before it are decided: paired, or passed over */
     size_t given_up = 0, paired = 0, anchor_stride = 1, anchor_tries = 0;
+    bool scan_again = false; /* the last look ahead met no old row with its key */
     const bool verified = !exact && mt->verifier.equal != NULL;
     enum { block = 16 };
     size_t rows_before_block = 0, block_wait = block;
@@ -298,6 +308,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
                 guess += run;
                 j += run;
                 given_up = 0;
+                scan_again = false;
                 anchor_stride = 1;
                 anchor_tries = 0;
                 rows_before_block -= run < rows_before_block ? run : rows_before_block;
@@ -326,8 +337,14 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
                 size_t candidate = SIZE_MAX;
                 if (given_up < DC_ANCHORS_AFTER) {
                     // Most breaks are a few more old rows gone: look a little further
-                    // ahead, once each time the run of rows given up doubles.
-                    if ((given_up & (given_up - 1)) == 0) candidate = dc_scan_ahead(mt, window_end, j, key);
+                    // ahead, once each time the run of rows given up doubles, and again
+                    // at the next row when this one's key was nowhere there (an inserted
+                    // row: it tells nothing of where the sequence went).
+                    if ((given_up & (given_up - 1)) == 0 || scan_again) {
+                        bool key_met;
+                        candidate = dc_scan_ahead(mt, window_end, j, key, &key_met);
+                        scan_again = !key_met;
+                    }
                 } else if ((given_up - DC_ANCHORS_AFTER) % anchor_stride == 0) {
                     // While the lookups find nothing (the new rows are new, or from behind),
                     // look up fewer rows: every 3rd, 7th, 15th ... row after each
@@ -376,6 +393,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
         paired++;
         guess = partner + 1;
         given_up = 0;
+        scan_again = false;
     }
     if (guess < m) dc_bits_set_range(mt->old_left, guess, m - guess);
     for (; guess < m; guess++) {
