@@ -585,16 +585,24 @@ static dc_status_t dc_pair_through_table(dc_matcher_t *mt) {
 }
 
 /* pass 1g: the chain is the inverse pairing but for the prefix and the rows left unpaired
- * (the set bits of `old_left`, a few where rows mostly pair), whose entries it writes. */
+ * (the set bits of `old_left`: a few where rows mostly pair, whole words where they do
+ * not), whose entries it writes. */
 static void dc_invert_chain(dc_matcher_t *mt) {
     const size_t m = mt->m, prefix = mt->prefix;
     uint32_t *old_to_new = mt->chain;
     for (size_t i = 0; i < prefix; i++) old_to_new[i] = (uint32_t)i;
     size_t unpaired = 0;
-    dc_bit_cursor_t left = dc_bit_cursor(mt->old_left, m);
-    for (size_t i = dc_bit_next(&left); i != SIZE_MAX; i = dc_bit_next(&left)) {
-        old_to_new[i] = DC_UNPAIRED;
-        unpaired++;
+    for (size_t word = prefix / 64; word < dc_bitmap_words(m); word++) {
+        uint64_t left = mt->old_left[word];
+        if (left == UINT64_MAX) { /* no bit past the rows is set: 64 rows */
+            for (size_t k = 0; k < 64; k++) old_to_new[word * 64 + k] = DC_UNPAIRED;
+            unpaired += 64;
+            continue;
+        }
+        for (; left != 0; left &= left - 1) {
+            old_to_new[word * 64 + (size_t)__builtin_ctzll(left)] = DC_UNPAIRED;
+            unpaired++;
+        }
     }
     mt->ws->paired = m - unpaired;
 }
