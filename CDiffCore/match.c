@@ -241,6 +241,15 @@ static inline size_t dc_scan_ahead(dc_matcher_t *mt, size_t from, size_t j, uint
     return SIZE_MAX;
 }
 
+/* Pass 1c's first pair: the new rows given up before it (below `first`) go into the filter
+ * only now, since until a pair exists none of them can conflict with one. */
+static void dc_filter_rows_before_first_pair(dc_matcher_t *mt, size_t first, uint64_t key_mask) {
+    dc_bit_cursor_t earlier = dc_bit_cursor(mt->for_table, first);
+    for (size_t row = dc_bit_next(&earlier); row != SIZE_MAX; row = dc_bit_next(&earlier)) {
+        dc_filter_add(mt, mt->new_view.keys[row] & key_mask);
+    }
+}
+
 /* pass 1c: pairs rows in sequence. A new row first looks at the old row after the previous
  * pair's partner and a few beyond; whole blocks of rows that continue the sequence pair at
  * once. The sequence only moves forward: old rows it passes stay unpaired, as do new rows
@@ -288,9 +297,8 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
         // breaks), a row at a time in a loop that tests nothing else, up to the first row
         // that does not, whose window below then starts past that old row, or until blocks
         // are due (at once when one is due but was not tried: after a row given up, or
-        // near the end). Not before the first pair, which has more to do.
-        bool expected_tried = false;
-        if (paired > 0) {
+        // near the end).
+        {
             const size_t limit = rows_before_block > 0 ? rows_before_block : verified ? SIZE_MAX : 1;
             size_t most = m - guess < n - j ? m - guess : n - j;
             if (most > limit) most = limit;
@@ -302,8 +310,8 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
                 chain[guess + run] = DC_PAIRED | (uint32_t)(j + run);
                 run++;
             }
-            expected_tried = run < most;
             if (run > 0) {
+                if (paired == 0) dc_filter_rows_before_first_pair(mt, j, key_mask);
                 paired += run;
                 guess += run;
                 j += run;
@@ -313,19 +321,20 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
                 anchor_tries = 0;
                 rows_before_block -= run < rows_before_block ? run : rows_before_block;
                 if (j == n) break;
-                if (!expected_tried && guess < m) {
+                if (run == most && guess < m) {
                     j--; /* blocks' turn, from row j */
                     continue;
                 }
             }
         }
+        // Here old row `guess` (if any) does not pair with new row j.
         if (rows_before_block) rows_before_block--;
         new_to_old[j] = DC_UNPAIRED;
         size_t partner = SIZE_MAX;
         if (guess < m) {
             const uint64_t key = new_keys[j] & key_mask;
             const size_t window_end = m - guess > DC_WINDOW ? guess + DC_WINDOW : m;
-            for (size_t i = guess + expected_tried; i < window_end; i++) {
+            for (size_t i = guess + 1; i < window_end; i++) {
                 if ((old_keys[i] & key_mask) == key
                     && (exact || dc_same_identity(&mt->old_view, i, &mt->new_view, j, key, &mt->verifier))) {
                     partner = i;
@@ -374,13 +383,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
             given_up++;
             continue;
         }
-        if (paired == 0) {
-            // The first pair: only now can a row given up conflict with one.
-            dc_bit_cursor_t earlier = dc_bit_cursor(for_table, j);
-            for (size_t row = dc_bit_next(&earlier); row != SIZE_MAX; row = dc_bit_next(&earlier)) {
-                dc_filter_add(mt, new_keys[row] & key_mask);
-            }
-        }
+        if (paired == 0) dc_filter_rows_before_first_pair(mt, j, key_mask);
         anchor_stride = 1;
         anchor_tries = 0;
         for (; guess < partner; guess++) { /* passed over: unpaired */
