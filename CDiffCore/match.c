@@ -212,10 +212,9 @@ static inline size_t dc_find_anchor(dc_matcher_t *mt, size_t j) {
 
 /* Whether the new row after j, or the one after it (past a row inserted there), continues
  * the sequence from old row i, by key: a single row moved from far away is not where the
- * rest of the rows went. (Looking at the next row alone, an insertion right after the row
- * that found old row i kept the sequence lost; when that happened at each of the few rows
- * that look ahead, every later row looked itself up among the anchors, whose index of a
- * 1M-row table cost more than the rest of the pass's breaks together.) */
+ * rest of the rows went. The row after next counts because an insertion right after a
+ * break is common, and a break left unresolved sends every later row to the anchors,
+ * whose index over a large table costs more than all of a diff's breaks. */
 static inline bool dc_sequence_goes_on(const dc_matcher_t *mt, size_t i, size_t j) {
     if (j + 1 == mt->n) return true;
     const size_t end = mt->m - i > DC_WINDOW ? i + DC_WINDOW : mt->m;
