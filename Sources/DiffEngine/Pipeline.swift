@@ -359,8 +359,9 @@ internal func _pairCarried<Updates: _UpdateMarking>(
 ///   each identity's k-th occurrences). A failure is a real 64-bit collision: by chance
 ///   about once in 2^64 / n² diffs, so in practice crafted against the public hash. The
 ///   rows are then re-keyed with `seededKeys` (a per-process secret hash nobody can craft
-///   collisions for) and paired with every key match verified; an adapter without seeded
-///   keys is paired on its own keys, every match verified.
+///   collisions for) and paired and verified the same way; only if those keys fail too
+///   (or the adapter has none) is every key match verified while pairing, which is exact
+///   whatever the keys, and slow when many distinct identities share keys.
 ///
 /// - Parameters:
 ///   - identityEqual: whether row `a` of one side and row `b` of another have one identity.
@@ -379,11 +380,7 @@ internal func _pairByIdentity<Updates: _UpdateMarking>(
 ) -> Bool {
     workspace.match(oldKeys: old, newKeys: new, identityEqual: nil)
     if exact { return false }
-    if let held = updates.markCheckingIdentities(on: workspace) {
-        if held { return true }
-    } else if _allPairsHold(workspace.newToOld, identityEqual) {
-        return false
-    }
+    if let marked = _pairsHold(workspace, identityEqual, updates) { return marked }
     var oldSeeded = [UInt64](repeating: 0, count: old.count), newSeeded = [UInt64](repeating: 0, count: new.count)
     let seeded = oldSeeded.withUnsafeMutableBufferPointer { oldBuffer in
         newSeeded.withUnsafeMutableBufferPointer { newBuffer in seededKeys(oldBuffer, newBuffer) }
@@ -393,12 +390,24 @@ internal func _pairByIdentity<Updates: _UpdateMarking>(
         workspace.match(oldKeys: old, newKeys: new, identityEqual: identityEqual)
         return false
     }
-    oldSeeded.withUnsafeBufferPointer { oldBuffer in
+    return oldSeeded.withUnsafeBufferPointer { oldBuffer in
         newSeeded.withUnsafeBufferPointer { newBuffer in
-            _ = workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, identityEqual: identityEqual)
+            workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, identityEqual: nil)
+            if let marked = _pairsHold(workspace, identityEqual, updates) { return marked }
+            workspace.match(oldKeys: oldBuffer, newKeys: newBuffer, identityEqual: identityEqual)
+            return false
         }
     }
-    return false
+}
+
+/// Whether every pair of a match by unverified hashed keys has one identity: nil when one
+/// does not; else whether `updates` marked the updates while it checked them.
+@inlinable
+internal func _pairsHold<Updates: _UpdateMarking>(
+    _ workspace: _DiffWorkspace, _ identityEqual: (DiffSide, Int, DiffSide, Int) -> Bool, _ updates: Updates
+) -> Bool? {
+    if let held = updates.markCheckingIdentities(on: workspace) { return held ? true : nil }
+    return _allPairsHold(workspace.newToOld, identityEqual) ? false : nil
 }
 
 /// `_allPairsHold` over a pairing held as runs (old start, new start, length).

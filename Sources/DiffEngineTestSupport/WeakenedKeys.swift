@@ -4,7 +4,7 @@ import DiffEngine
 /// `bits` bits: rows of distinct identities then share keys all the time, a stand-in for the
 /// 64-bit collisions that someone who knows the public hash can craft. The engine must give
 /// the same answers as with `base`, through its ordinary collision policy: pair by key, verify
-/// each pair, re-key and verify every match when a pair fails.
+/// each pair, re-key when a pair fails, and verify every match when a re-keyed pair fails too.
 ///
 /// ```swift
 /// let changes = try diff(old, new, using: WeakenedKeys(IdentifiableAdapter<Row>(), bits: 3))
