@@ -17,20 +17,19 @@
 #include "identity_table.h"
 #include "workspace.h"
 
-/* The occurrence chain holds, for each old row (row indexes stay below DC_MAX_ROWS):
+/* The occurrence chain holds, for each old row (row indexes stay below DC_MAX_ROWS), after
+ * the prefix:
+ *   j                    paired with new row j (by pass 1c, if pass 1d keeps the pair, or
+ *                        by pass 1f): the inverse pairing the workspace keeps (old_to_new);
  *   an old index         unpaired; the next old occurrence of its identity;
  *   DC_LAST_OF_SEVERAL   unpaired; the last of several occurrences;
  *   DC_UNIQUE            unpaired; its identity occurs nowhere else in the table (also the
- *                        mark of every unpaired row before pass 1e indexes them);
- *   DC_PAIRED | j        paired with new row j by pass 1c, until pass 1d checks the pair.
- * From pass 1d on, a paired row's entry is its partner j itself, the inverse pairing the
- * workspace keeps (old_to_new): the bitmap `old_left` tells those rows from the unpaired
- * ones, whose entries only passes 1e and 1f read, and pass 1g marks DC_UNPAIRED. */
+ *                        mark of every unpaired row before pass 1e indexes them).
+ * The bitmap `old_left` tells the unpaired rows from the paired ones, whose entries look
+ * alike: only passes 1e and 1f read an unpaired row's entry, and pass 1g marks DC_UNPAIRED. */
 #define DC_LAST_OF_SEVERAL UINT32_C(0x7ffffffe)
 #define DC_UNIQUE UINT32_C(0x7fffffff)
-#define DC_PAIRED UINT32_C(0x80000000)
 _Static_assert(DC_MAX_ROWS <= DC_LAST_OF_SEVERAL, "row indexes never reach the chain's markers");
-_Static_assert((DC_UNIQUE & DC_PAIRED) == 0, "pass 1d clears DC_PAIRED from every entry");
 
 /* How many old rows from the expected one pass 1c compares before giving a new row up
  * (so a few deleted or moved-away old rows do not break the sequence), and how many rows
@@ -293,7 +292,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
             block_wait = block;
             for (size_t k = 0; k < block; k++) {
                 new_to_old[j + k] = (uint32_t)(guess + k);
-                chain[guess + k] = DC_PAIRED | (uint32_t)(j + k);
+                chain[guess + k] = (uint32_t)(j + k);
             }
             paired += block;
             guess += block;
@@ -314,7 +313,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
                    && (exact || dc_same_identity(&mt->old_view, guess + run, &mt->new_view, j + run,
                                                  new_keys[j + run] & key_mask, &mt->verifier))) {
                 new_to_old[j + run] = (uint32_t)(guess + run);
-                chain[guess + run] = DC_PAIRED | (uint32_t)(j + run);
+                chain[guess + run] = (uint32_t)(j + run);
                 run++;
             }
             if (run > 0) {
@@ -399,7 +398,7 @@ static DC_ALWAYS_INLINE dc_status_t dc_pair_in_sequence_as(dc_matcher_t *mt, con
             dc_filter_add(mt, old_keys[guess] & key_mask);
         }
         new_to_old[j] = (uint32_t)partner;
-        chain[partner] = DC_PAIRED | (uint32_t)j;
+        chain[partner] = (uint32_t)j;
         paired++;
         guess = partner + 1;
         given_up = 0;
@@ -424,27 +423,27 @@ static dc_status_t dc_pair_in_sequence(dc_matcher_t *mt) {
 
 /* pass 1d: unpairs the pairs of every identity that also has a row pass 1c left unpaired:
  * those whose key is in the filter of unpaired rows' keys. A false hit only sends a pair
- * to the table, which pairs it again. It goes over the old rows, so that each pair that
- * stays becomes its final entry of the inverse pairing on the way (a paired row's key is
- * its partner's). */
+ * to the table, which pairs it again. It goes over the old rows, a word of `old_left` at a
+ * time, and reads only their keys: a pair it keeps already has its entry of the inverse
+ * pairing (a paired row's key is its partner's). */
 static void dc_check_sequence_pairs(dc_matcher_t *mt) {
-    const size_t m = mt->m;
+    const size_t m = mt->m, prefix = mt->prefix;
     if (mt->paired_in_sequence == 0) return;
     uint32_t *chain = mt->chain, *new_to_old = mt->new_to_old;
     size_t undone = 0;
-    for (size_t i = mt->prefix; i < m; i++) {
-        const uint32_t entry = chain[i];
-        const bool paired = (entry & DC_PAIRED) != 0;
-        // Branch-free up to the rare hit: which rows are paired follows no pattern. An
-        // unpaired row's entry (DC_UNIQUE) has no DC_PAIRED bit to clear.
-        chain[i] = entry & ~DC_PAIRED;
-        if (dc_filter_misses(mt, dc_masked_key(&mt->old_view, i), paired)) continue;
-        const uint32_t j = entry & ~DC_PAIRED;
-        new_to_old[j] = DC_UNPAIRED;
-        chain[i] = DC_UNIQUE;
-        dc_bit_set(mt->old_left, i);
-        dc_bit_set(mt->for_table, j);
-        undone++;
+    for (size_t word = prefix / 64; word * 64 < m; word++) {
+        const size_t first = word * 64 > prefix ? word * 64 : prefix, end = (word + 1) * 64 < m ? (word + 1) * 64 : m;
+        uint64_t paired = ~mt->old_left[word] >> (first - word * 64);
+        for (size_t i = first; i < end; i++, paired >>= 1) {
+            // Branch-free up to the rare hit: which rows are paired follows no pattern.
+            if (dc_filter_misses(mt, dc_masked_key(&mt->old_view, i), paired & 1)) continue;
+            const uint32_t j = chain[i];
+            new_to_old[j] = DC_UNPAIRED;
+            chain[i] = DC_UNIQUE;
+            dc_bit_set(mt->old_left, i);
+            dc_bit_set(mt->for_table, j);
+            undone++;
+        }
     }
     mt->paired_in_sequence -= undone;
     mt->old_unpaired += undone;
