@@ -4,6 +4,14 @@
 
 /* pass 2: flags paired rows whose contents differ, by hash here or by the caller's
  * comparison (dc_mark_updated). Either way before dc_finish(), which reads the flags. */
+/* From how many old rows the updates pass prefetches old content hashes DC_CONTENTS_AHEAD
+ * rows ahead. A moved row's old hash lies anywhere, and past the L2 each is a memory round
+ * trip that the loop, with nothing else to wait for, takes one at a time; below it the
+ * prefetches only cost (bench-core, updates pass: 1M rows at 10% churn with 2% moved
+ * 2.5 -> 1.4 ms, 500k 1.0-1.3 -> 0.64-0.71 ms, 250k even; 100k +8%). */
+#define DC_FAR_CONTENTS_ROWS (UINT64_C(1) << 18)
+#define DC_CONTENTS_AHEAD 128
+
 dc_status_t dc_mark_updates_by_hash(void *workspace,
                                     const uint64_t *old_contents, const uint64_t *new_contents,
                                     dc_equal_fn content_equal, void *context) {
@@ -30,8 +38,15 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
         // A 64-row word at a time, without branches: unpaired rows and updates fall at
         // random, so a branch on either mispredicts for a tenth of the rows.
         if (ws->old_count == 0) return DC_OK;
+        const bool far = ws->old_count >= DC_FAR_CONTENTS_ROWS;
         for (size_t base = 0; base < ws->new_count; base += 64) {
             const size_t end = ws->new_count - base < 64 ? ws->new_count : base + 64;
+            if (far && end + DC_CONTENTS_AHEAD <= ws->new_count) {
+                for (size_t j = base + DC_CONTENTS_AHEAD; j < end + DC_CONTENTS_AHEAD; j++) {
+                    const uint32_t i = new_to_old[j];
+                    __builtin_prefetch(&old_contents[i != DC_UNPAIRED ? i : 0]);
+                }
+            }
             uint64_t word = 0;
             for (size_t j = base; j < end; j++) {
                 const uint32_t i = new_to_old[j];

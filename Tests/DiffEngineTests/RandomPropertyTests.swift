@@ -164,6 +164,39 @@ import Testing
         }
     }
 
+    /// Past the cache-sized thresholds (600,000 old rows: the table pass and the updates
+    /// pass prefetch further ahead from 2^19 and 2^18 old rows) the answers are the
+    /// reference's: rows deleted, inserted, moved one by one and updated, and ids repeated
+    /// on both sides, through the flat-keys API and `Identifiable`.
+    @Test func largeInputsMatchTheReference() throws {
+        var generator = SeededGenerator(seed: 0x1A_26E)
+        let count = 600_000
+        let old = (0..<count).map { TestRow(id: $0 % 9_973 == 0 ? 7 : $0, content: 0) }
+        var new: [TestRow] = [], moved: [TestRow] = []
+        new.reserveCapacity(count + count / 10)
+        for row in old {
+            switch Int.random(in: 0..<100, using: &generator) {
+            case 0..<10: continue // deleted
+            case 10..<12: moved.append(row)
+            case 12..<14: new.append(TestRow(id: row.id, content: 1))
+            default: new.append(row)
+            }
+            if Int.random(in: 0..<10, using: &generator) == 0 { new.append(TestRow(id: count + new.count, content: 0)) }
+            if !moved.isEmpty && Int.random(in: 0..<50, using: &generator) == 0 {
+                new.append(moved.remove(at: Int.random(in: 0..<moved.count, using: &generator)))
+            }
+        }
+        new += moved
+        let flat = diff(oldKeys: old.map { $0.id.stableHash }, newKeys: new.map { $0.id.stableHash },
+                        oldContentHashes: old.map { $0.content.stableHash }, newContentHashes: new.map { $0.content.stableHash })
+        #expect(!flat.moves.isEmpty && !flat.updates.isEmpty)
+        let (problems, implied) = checkApplication(flat, old: old, new: new, sameIdentity: { $0.id == $1.id }, sameContent: ==)
+        #expect(problems.isEmpty)
+        #expect(checkPairing(flat, implied: implied, mode: .minimal,
+                             reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==)).isEmpty)
+        #expect(try diff(old, new) == flat)
+    }
+
     /// Pass 1 pairs rows in sequence before it indexes anything, and indexes only the rows
     /// left over. These shapes break the sequence in each way it handles — a long deleted
     /// range (found again through the anchors), a block moved from the end to the front (a
