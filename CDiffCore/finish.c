@@ -4,13 +4,16 @@
 
 /* pass 2: flags paired rows whose contents differ, by hash here or by the caller's
  * comparison (dc_mark_updated). Either way before dc_finish(), which reads the flags. */
-/* From how many old rows the updates pass prefetches old content hashes DC_CONTENTS_AHEAD
- * rows ahead. A moved row's old hash lies anywhere, and past the L2 each is a memory round
- * trip that the loop, with nothing else to wait for, takes one at a time; below it the
- * prefetches only cost (bench-core, updates pass: 1M rows at 10% churn with 2% moved
- * 2.5 -> 1.4 ms, 500k 1.0-1.3 -> 0.64-0.71 ms, 250k even; 100k +8%). */
-#define DC_FAR_CONTENTS_ROWS (UINT64_C(1) << 18)
-#define DC_CONTENTS_AHEAD 128
+void dc_prefetch_paired_rows(const void *rows, size_t row_count, size_t stride,
+                             const uint32_t *pairing, size_t count, size_t next) {
+    const size_t from = next + DC_PREFETCH_AHEAD;
+    if (rows == NULL || pairing == NULL || row_count * stride < DC_FAR_ROW_BYTES || from >= count) return;
+    const size_t end = count - from < 64 ? count : from + 64;
+    for (size_t j = from; j < end; j++) {
+        const uint32_t i = pairing[j];
+        __builtin_prefetch((const uint8_t *)rows + (i < row_count ? i : 0) * stride); /* no branch: unpaired rows fall at random */
+    }
+}
 
 dc_status_t dc_mark_updates_by_hash(void *workspace,
                                     const uint64_t *old_contents, const uint64_t *new_contents,
@@ -38,15 +41,9 @@ dc_status_t dc_mark_updates_by_hash(void *workspace,
         // A 64-row word at a time, without branches: unpaired rows and updates fall at
         // random, so a branch on either mispredicts for a tenth of the rows.
         if (ws->old_count == 0) return DC_OK;
-        const bool far = ws->old_count >= DC_FAR_CONTENTS_ROWS;
         for (size_t base = 0; base < ws->new_count; base += 64) {
             const size_t end = ws->new_count - base < 64 ? ws->new_count : base + 64;
-            if (far && end + DC_CONTENTS_AHEAD <= ws->new_count) {
-                for (size_t j = base + DC_CONTENTS_AHEAD; j < end + DC_CONTENTS_AHEAD; j++) {
-                    const uint32_t i = new_to_old[j];
-                    __builtin_prefetch(&old_contents[i != DC_UNPAIRED ? i : 0]);
-                }
-            }
+            dc_prefetch_paired_rows(old_contents, ws->old_count, sizeof(uint64_t), new_to_old, ws->new_count, base);
             uint64_t word = 0;
             for (size_t j = base; j < end; j++) {
                 const uint32_t i = new_to_old[j];

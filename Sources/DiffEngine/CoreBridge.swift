@@ -39,6 +39,22 @@ private let _rekeyingSeed: UInt64 = UInt64.random(in: .min ... .max)
 @usableFromInline
 internal func _collisionBudget(rows: Int) -> Int { 64 + rows / 2 }
 
+/// Asks the processor to load the old rows that `pairing` names for the 64 new rows
+/// `DC_PREFETCH_AHEAD` past new row `next`, when the `count` old rows of `stride` bytes are
+/// too many for the cache (`dc_prefetch_paired_rows`): a loop comparing paired rows calls it
+/// every 64 rows, so that the rows moved from far away are not memory round trips taken one
+/// at a time.
+@usableFromInline
+internal func _prefetchPairedRows(_ rows: UnsafeRawPointer, count: Int, stride: Int,
+                                  pairing: UnsafeBufferPointer<UInt32>, next: Int) {
+    dc_prefetch_paired_rows(rows, count, stride, pairing.baseAddress, pairing.count, next)
+}
+
+/// From how many bytes of old rows `_prefetchPairedRows` prefetches (below, it returns at
+/// once: loops skip the call).
+@usableFromInline
+internal let _farRowBytes = Int(DC_FAR_ROW_BYTES)
+
 /// XXH3-64 with the engine's fixed seed over `bytes`.
 @usableFromInline
 internal func _stableHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

@@ -146,7 +146,13 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
                    _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
         let bits = workspace.updateBitmap()
         var any = false
-        guard comparePairs(pairing, checkingIdentities: true, bits: bits, any: &any) else { return false }
+        var held = true
+        _inPrefetchedBlocks(pairing.indices, UnsafeRawPointer(oldBase), oldCount: old.count,
+                            stride: MemoryLayout<Adapter.Row>.stride, pairing: pairing) { newRows in
+            held = comparePairs(pairing, newRows: newRows, checkingIdentities: true, bits: bits, any: &any)
+            return held
+        }
+        guard held else { return false }
         if any { workspace.markUpdatedRows(bits) }
         return true
     }
@@ -210,12 +216,13 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
         return true
     }
 
-    /// `compareRuns` over a pairing a row at a time (by new row, its old row or `_unpaired`).
+    /// `compareRuns` over a pairing a row at a time (by new row, its old row or `_unpaired`),
+    /// the new rows `newRows`.
     @inlinable
-    func comparePairs(_ pairing: UnsafeBufferPointer<UInt32>, checkingIdentities: Bool,
+    func comparePairs(_ pairing: UnsafeBufferPointer<UInt32>, newRows: Range<Int>, checkingIdentities: Bool,
                       bits: UnsafeMutableBufferPointer<UInt64>, any: inout Bool) -> Bool {
         guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return true }
-        for newIndex in pairing.indices where pairing[newIndex] != _unpaired {
+        for newIndex in newRows where pairing[newIndex] != _unpaired {
             let oldRow = oldBase + Int(pairing[newIndex]), newRow = newBase + newIndex
             if let equalBytes, equalBytes.equal(UnsafeRawPointer(oldRow), UnsafeRawPointer(newRow)) { continue }
             if checkingIdentities && !adapter._identitiesEqual(at: oldRow, newRow) { return false }
@@ -232,6 +239,19 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
     @inlinable
     func mark(newRows: Range<Int>, _ pairing: UnsafeBufferPointer<UInt32>, _ bits: UnsafeMutableBufferPointer<UInt64>,
               _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
+        var any = false
+        _inPrefetchedBlocks(newRows, UnsafeRawPointer(oldBase), oldCount: old.count,
+                            stride: MemoryLayout<Adapter.Row>.stride, pairing: pairing) { rows in
+            if markRows(rows, pairing, bits, oldBase, newBase) { any = true }
+            return true
+        }
+        return any
+    }
+
+    /// `mark(newRows:…)` over `newRows` in one go.
+    @inlinable
+    func markRows(_ newRows: Range<Int>, _ pairing: UnsafeBufferPointer<UInt32>, _ bits: UnsafeMutableBufferPointer<UInt64>,
+                  _ oldBase: UnsafePointer<Adapter.Row>, _ newBase: UnsafePointer<Adapter.Row>) -> Bool {
         let firstWord = newRows.lowerBound / 64
         if let integerContents {
             return _markChangedIntegerContents(UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase + newRows.lowerBound),
@@ -251,6 +271,27 @@ internal struct _ContentUpdates<Adapter: RowAdapter>: _UpdateMarking {
             }
         }
         return any
+    }
+}
+
+/// Calls `body` with `newRows`, or, where the `oldCount` old rows of `stride` bytes at `old`
+/// are too many for the cache, with its 64-row blocks in order (the first starts where
+/// `newRows` does), asking before each for the old rows that `pairing` names a little
+/// further on (`_prefetchPairedRows`), until `body` returns false. The passes that compare
+/// paired rows a row at a time go through it.
+@inlinable @inline(__always)
+internal func _inPrefetchedBlocks(_ newRows: Range<Int>, _ old: UnsafeRawPointer, oldCount: Int, stride: Int,
+                                  pairing: UnsafeBufferPointer<UInt32>, _ body: (Range<Int>) -> Bool) {
+    guard oldCount &* stride >= _farRowBytes else {
+        _ = body(newRows)
+        return
+    }
+    var start = newRows.lowerBound
+    while start < newRows.upperBound {
+        let end = Swift.min(start &+ 64, newRows.upperBound)
+        _prefetchPairedRows(old, count: oldCount, stride: stride, pairing: pairing, next: start)
+        guard body(start..<end) else { return }
+        start = end
     }
 }
 

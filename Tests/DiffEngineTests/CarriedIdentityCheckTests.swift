@@ -12,7 +12,7 @@ import Testing
     /// The loop's answer for a pairing a row at a time (new row to old, `_unpaired` for none)
     /// and the bits it set.
     func check(_ new: [Named], pairing: [UInt32]) -> (held: Bool?, any: Bool, bits: [UInt64]) {
-        check(new, pairing) { updates, pairs, bits, any in updates.comparePairs(pairs, checkingIdentities: true, bits: bits, any: &any) }
+        check(new, pairing) { updates, pairs, bits, any in updates.comparePairs(pairs, newRows: pairs.indices, checkingIdentities: true, bits: bits, any: &any) }
     }
 
     /// The loop's answer for `runs` (old start, new start, length) and the bits it set.

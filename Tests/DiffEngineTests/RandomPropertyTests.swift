@@ -164,10 +164,11 @@ import Testing
         }
     }
 
-    /// Past the cache-sized thresholds (600,000 old rows: the table pass and the updates
-    /// pass prefetch further ahead from 2^19 and 2^18 old rows) the answers are the
-    /// reference's: rows deleted, inserted, moved one by one and updated, and ids repeated
-    /// on both sides, through the flat-keys API and `Identifiable`.
+    /// Past the cache-sized thresholds (600,000 old rows: the table pass prefetches further
+    /// ahead from 2^19 old rows, and the passes that compare paired rows prefetch moved rows
+    /// from 2 MiB of them) the answers are the reference's: rows deleted, inserted, moved
+    /// one by one and updated, and ids repeated on both sides, through the flat-keys API,
+    /// `Identifiable` (exact and hashed keys) and key paths.
     @Test func largeInputsMatchTheReference() throws {
         var generator = SeededGenerator(seed: 0x1A_26E)
         let count = 600_000
@@ -195,6 +196,9 @@ import Testing
         #expect(checkPairing(flat, implied: implied, mode: .minimal,
                              reference: indexedReferenceDiff(old, new, identity: \.id, sameContent: ==)).isEmpty)
         #expect(try diff(old, new) == flat)
+        // Hashed keys: each pair's identity checked as its contents are compared.
+        #expect(try diff(old, new, using: WeakenedKeys(IdentifiableAdapter<TestRow>(), bits: 40)) == flat)
+        #expect(try diff(old, new, identity: \.id, content: \.content) == flat)
     }
 
     /// Pass 1 pairs rows in sequence before it indexes anything, and indexes only the rows
