@@ -171,14 +171,14 @@ dc_status_t dc_mark_updated_rows(void *workspace, const uint64_t *updated, size_
 /* For a caller comparing paired rows itself, 64 new rows at a time: asks the processor to
  * load the old rows that `pairing` (`count` entries, as dc_new_to_old() gives it) names for
  * the 64 new rows DC_PREFETCH_AHEAD after new row `next`. `rows` holds `row_count` old rows
- * of `stride` bytes. Only when they are 2 MiB or more: a moved row's old row lies anywhere
- * in them, and past the L2 each is a memory round trip that a comparing loop takes one at
- * a time; below that the hints only cost. Entries out of range (DC_UNPAIRED) are skipped. */
+ * of `stride` bytes. Only when they are DC_FAR_ROW_BYTES or more: a moved row's old row
+ * lies anywhere in them, and past the cache each is a memory round trip that a comparing
+ * loop takes one at a time; where they stay in the last-level cache the hints only cost
+ * (bench-core, the updates pass over 8-byte hashes at 10% churn with 2% moved: 1M rows,
+ * 7.6 MiB, 2.5 -> 1.4 ms; diffbench, 100,000 records of 56 bytes, 5.3 MiB diffed over and
+ * over: +2% with the hints). Entries out of range (DC_UNPAIRED) are skipped. */
 #define DC_PREFETCH_AHEAD 128
-/* (bench-core, the updates pass, 8-byte hashes: 1M rows at 10% churn with 2% moved
- * 2.5 -> 1.4 ms, 500k 1.0-1.3 -> 0.64-0.71 ms, 250k even, 100k +8% when it prefetched
- * there too.) */
-#define DC_FAR_ROW_BYTES ((size_t)2 << 20)
+#define DC_FAR_ROW_BYTES ((size_t)6 << 20)
 void dc_prefetch_paired_rows(const void *rows, size_t row_count, size_t stride,
                              const uint32_t *pairing, size_t count, size_t next);
 
