@@ -4,6 +4,8 @@
 
 /* pass 2: flags paired rows whose contents differ, by hash here or by the caller's
  * comparison (dc_mark_updated). Either way before dc_finish(), which reads the flags. */
+
+/* Shared by this pass and the Swift layer's comparing loops (CDiffCore.h says when). */
 void dc_prefetch_paired_rows(const void *rows, size_t row_count, size_t stride,
                              const uint32_t *pairing, size_t count, size_t next) {
     const size_t from = next + DC_PREFETCH_AHEAD;
