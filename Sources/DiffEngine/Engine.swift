@@ -22,8 +22,9 @@
 ///   paired row only for adapters whose keys are not exact, and `contentsEqual` once per
 ///   paired row. Extra memory is about 20-30 bytes a row.
 /// - Note: A 64-bit hash collision between different identities never changes the
-///   result: pairs are verified, and a failed verification re-runs the pairing with
-///   `identitiesEqual` consulted for every key match.
+///   result: pairs are verified, and a failed verification re-runs the pairing on the
+///   adapter's seeded keys (``RowAdapter/writeSeededIdentityKeys(of:to:)``), verified the
+///   same way; only if those fail too is `identitiesEqual` consulted for every key match.
 @inlinable
 public func diff<Rows: RandomAccessCollection, Adapter: RowAdapter>(
     _ old: Rows, _ new: Rows, using adapter: Adapter, options: DiffOptions = DiffOptions()
