@@ -169,21 +169,24 @@ let allStreams = [
 /// `measureStream` for each of `engines` that `wanted` names (all when nil), in order.
 func measureStream<StreamRow: Identifiable & Equatable>(
     _ stream: SnapshotStream, snapshots: [[StreamRow]],
-    engines: [(name: EngineName, make: @Sendable () -> ([StreamRow]) -> Changeset)], wanted: [String]?
+    engines: [(name: EngineName, make: @Sendable () -> ([StreamRow]) -> Changeset)], wanted: [String]?,
+    updates: Int? = nil
 ) -> [Measurement] {
     engines.filter { wanted?.contains($0.name.rawValue) ?? true }.map { engine, make in
         progress("\(stream.name): \(engine.rawValue): checking every tenth update, then timing each")
-        return measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make)
+        return measureStream(stream, snapshots: snapshots, engine: engine, makeEngine: make, updates: updates)
     }
 }
 
-/// Runs a stream engine over the stream twice: checking every tenth update against the
-/// reference, then timing each update. Per-update median, min and max; bytes kept a row
-/// (heap held by the engine between updates); allocations per update. `makeEngine` gives a
-/// fresh engine: a function from each snapshot to the changeset from the one before.
+/// Runs a stream engine over the stream: once checking every tenth update against the
+/// reference, then timing `updates` updates (one pass over the snapshots by default; each
+/// further pass starts a fresh engine on the first snapshot, untimed, so that a profiler
+/// sees mostly updates). Per-update median, min and max; bytes kept a row (heap held by the
+/// last engine between updates); allocations per update. `makeEngine` gives a fresh
+/// engine: a function from each snapshot to the changeset from the one before.
 func measureStream<StreamRow: Identifiable & Equatable>(
     _ stream: SnapshotStream, snapshots: [[StreamRow]], engine: EngineName,
-    makeEngine: @Sendable () -> ([StreamRow]) -> Changeset
+    makeEngine: @Sendable () -> ([StreamRow]) -> Changeset, updates: Int? = nil
 ) -> Measurement {
     var measurement = Measurement(scenario: stream.name, engine: engine.rawValue, status: .ok)
     let checking = makeEngine()
@@ -204,21 +207,26 @@ func measureStream<StreamRow: Identifiable & Equatable>(
         }
     }
 
-    let heapBefore = mc_current_bytes()
-    let differ = makeEngine()
-    _ = differ(snapshots[0])
+    let timedUpdates = updates ?? snapshots.count - 1
     let clock = ContinuousClock()
     var times: [Double] = []
-    let allocationsBefore = mc_allocations()
-    for snapshot in snapshots.dropFirst() {
-        var update: Changeset?
-        let elapsed = clock.measure { update = differ(snapshot) }
-        blackHole(update)
-        times.append(milliseconds(elapsed))
+    var allocations: Int64 = 0
+    var held: Int64 = 0
+    while times.count < timedUpdates {
+        let heapBefore = mc_current_bytes()
+        let differ = makeEngine()
+        _ = differ(snapshots[0])
+        let allocationsBefore = mc_allocations()
+        for snapshot in snapshots.dropFirst() where times.count < timedUpdates {
+            var update: Changeset?
+            let elapsed = clock.measure { update = differ(snapshot) }
+            blackHole(update)
+            times.append(milliseconds(elapsed))
+        }
+        allocations += mc_allocations() - allocationsBefore
+        held = mc_current_bytes() - heapBefore
+        withExtendedLifetime(differ) {}
     }
-    let allocations = mc_allocations() - allocationsBefore
-    let held = mc_current_bytes() - heapBefore
-    withExtendedLifetime(differ) {}
     times.sort()
     measurement.runs = times.count
     measurement.medianMilliseconds = median(times)
