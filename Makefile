@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: test-spark bench-spark postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
+.PHONY: test-spark bench-spark postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core bench-floor fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -142,6 +142,13 @@ bench-core: deps
 	mkdir -p .build-core
 	$(SWIFT_CLANG) -O2 -DNDEBUG -std=c11 -Wall -Wextra -ICDiffCore/include CDiffCore/*.c Benchmarks/core/passes.c -o .build-core/passes
 	.build-core/passes $(ARGS)
+
+# The least a Differ call can cost: comparing a new snapshot, from memory, with the previous
+# one (see Benchmarks/core/snapshot_floor.c); e.g. make bench-floor ARGS="1000000 16 40".
+bench-floor:
+	mkdir -p .build-core
+	$(SWIFT_CLANG) -O2 -DNDEBUG -std=c11 -Wall -Wextra Benchmarks/core/snapshot_floor.c -o .build-core/snapshot_floor
+	.build-core/snapshot_floor $(ARGS)
 
 # Every harness, built twice: with libFuzzer (to fuzz) and as a plain replay program.
 fuzz-build: deps
