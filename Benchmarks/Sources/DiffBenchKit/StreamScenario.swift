@@ -212,7 +212,7 @@ func measureStream<StreamRow: Identifiable & Equatable>(
     var times: [Double] = []
     var allocations: Int64 = 0
     var held: Int64 = 0
-    while times.count < timedUpdates {
+    while times.count < timedUpdates && snapshots.count > 1 {
         let heapBefore = mc_current_bytes()
         let differ = makeEngine()
         _ = differ(snapshots[0])
