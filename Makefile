@@ -154,10 +154,14 @@ bench-floor:
 fuzz-build: deps
 	bash fuzz/build.sh
 
-fuzz-smoke: fuzz-build
+# Each harness fuzzed FUZZ_SECONDS from its committed corpus (every corpus input runs first).
+fuzz-smoke: deps
+	bash fuzz/build.sh fuzz
 	bash fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-replay: fuzz-build
+# The committed corpora replayed by the plain builds, no libFuzzer.
+fuzz-replay: deps
+	bash fuzz/build.sh replay
 	bash fuzz/run.sh 0
 
 # The live-query service's harness (access tokens and query parameters): built, its corpus
