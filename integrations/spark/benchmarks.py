@@ -2,6 +2,7 @@
 
     python benchmarks.py --rows 5000000 --columns 4 --changes 1% --repetitions 4
     python benchmarks.py --rows 5000000 --changes 100
+    python benchmarks.py --rows 2000000 --anatomy
 
 Methods run in turn each repetition; the first repetition is dropped (JIT, caches); each
 figure is the median of the rest. Every method's output is written to Spark's `noop`
@@ -12,6 +13,9 @@ same tables as CSV.
 Tables: an `id` key and COLUMNS - 1 value columns (integers and strings). With a
 fraction, that fraction of rows is deleted, as many inserted and as many updated; with a
 count, that many rows change in all (a third of each kind).
+
+With --anatomy, the spark engine's plan is instead cut short after each of its steps, and
+the checksums' passes are timed apart, the same way: where the time goes.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ def arguments():
     parser.add_argument("--binary", default=os.environ.get("DIFFENGINE_BINARY", str(ROOT / "Tools/.build/release/diffengine")))
     parser.add_argument("--work", default=os.environ.get("SPARK_BENCH_WORK", "/tmp/diffengine-spark-bench"))
     parser.add_argument("--partitions", type=int, default=16, help="spark.sql.shuffle.partitions")
+    parser.add_argument("--anatomy", action="store_true", help="time the spark engine step by step instead")
     return parser.parse_args()
 
 
@@ -102,6 +107,69 @@ def methods(spark, binary: str):
     }
 
 
+def timed(frames, repetitions: int) -> dict:
+    """Seconds each repetition for each of `frames` (name → a function making the
+    DataFrame) written to the noop sink, in turn each repetition."""
+    times = {name: [] for name in frames}
+    for repetition in range(repetitions):
+        for name, frame in frames.items():
+            started = time.perf_counter()
+            frame().write.format("noop").mode("overwrite").save()
+            times[name].append(time.perf_counter() - started)
+        print(f"repetition {repetition + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f} s" for name in frames), flush=True)
+    return times
+
+
+def anatomy(spark, old, new, options):
+    """The spark engine's plan cut short after each step, then the checksums' passes apart:
+    each cut is timed as a method is, beside spark-extension."""
+    from gresearch.spark.diff import Differ
+    from diffengine_spark import _diff as engine
+
+    plan = engine.make_plan(old, new, ["id"])
+    keys = [engine.key_name(0)]
+    old_rows, new_rows = engine.prepare(old, plan, is_old=True), engine.prepare(new, plan, is_old=False)
+    buckets = 1 << 14
+
+    def both():
+        return engine.both_sides(old_rows, new_rows, keys, keys_in_rows=False)
+
+    def numbered():
+        return engine.number_occurrences(both(), keys)
+
+    # The checksums' answer, computed once, so the diff of the differing buckets is timed alone.
+    differing = spark.createDataFrame(engine.differing_buckets(old_rows, new_rows, plan, buckets).collect(),
+                                      f"{engine.BUCKET} bigint")
+
+    def differing_only():
+        return engine.spark_engine(engine.in_buckets(old_rows, plan, buckets, differing),
+                                   engine.in_buckets(new_rows, plan, buckets, differing),
+                                   plan, old.schema, new.schema).where(F.col("diff") != "N")
+
+    steps = {
+        "spark-extension": lambda: Differ().diff(old, new, "id"),
+        "shuffle and first sort": lambda: both().repartition(*keys).sortWithinPartitions(*keys, engine.SIDE, engine.SEQ),
+        "+ occurrences numbered": numbered,
+        "+ second sort": lambda: numbered().sortWithinPartitions(*keys, engine.OCC, engine.SIDE),
+        "+ occurrences lined up": lambda: engine.pair_occurrences(numbered(), keys),
+        "engine=spark (+ output columns)": lambda: diff(old, new, key="id", engine="spark"),
+        "both tables read, every column hashed": lambda: old.unionByName(new).select(F.xxhash64(*old.columns)),
+        "checksum pass": lambda: engine.differing_buckets(old_rows, new_rows, plan, buckets),
+        "diff of the differing buckets": differing_only,
+        "engine=spark, checksums": lambda: diff(old, new, key="id", engine="spark", checksums=True, changed_only=True),
+    }
+    times = timed(steps, options.repetitions)
+    reference = statistics.median(times["spark-extension"][1:] or times["spark-extension"])
+    print(f"\n{options.rows:,} rows x {options.columns} columns, changes {options.changes}; Spark local[2], "
+          f"{options.partitions} shuffle partitions; median of repetitions 2-{options.repetitions}; "
+          f"{len(differing.collect())} of {buckets} buckets differ")
+    print("| step | seconds (median) | × spark-extension |")
+    print("| --- | ---: | ---: |")
+    for name in steps:
+        median = statistics.median(times[name][1:] or times[name])
+        print(f"| {name} | {median:.2f} | {median / reference:.2f} |")
+
+
 def changed_keys(frame):
     return sorted((row["diff"], row["id"]) for row in frame.where(F.col("diff") != "N").select("diff", "id").collect())
 
@@ -132,15 +200,13 @@ def main():
     spark.sparkContext.setLogLevel("ERROR")
     paths = make_tables(spark, options.rows, options.columns, options.changes, work)
     old, new = spark.read.parquet(str(paths["old"])), spark.read.parquet(str(paths["new"]))
+    if options.anatomy:
+        anatomy(spark, old, new, options)
+        spark.stop()
+        return
     chosen = options.methods.split(",")
     table = methods(spark, options.binary)
-    times = {name: [] for name in chosen}
-    for repetition in range(options.repetitions):
-        for name in chosen:
-            started = time.perf_counter()
-            table[name](old, new).write.format("noop").mode("overwrite").save()
-            times[name].append(time.perf_counter() - started)
-        print(f"repetition {repetition + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f} s" for name in chosen), flush=True)
+    times = timed({name: lambda method=table[name]: method(old, new) for name in chosen}, options.repetitions)
 
     expected, cli_seconds = cli_changed_keys(options.binary, work)
     agree = {name: changed_keys(table[name](old, new)) == expected for name in chosen}

@@ -87,7 +87,9 @@ def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str]
     check_types(old.schema, new.schema, plan)
     old_rows, new_rows = prepare(old, plan, is_old=True), prepare(new, plan, is_old=False)
     if checksums:
-        old_rows, new_rows = differing_buckets_only(old_rows, new_rows, plan, buckets)
+        differing = differing_buckets(old_rows, new_rows, plan, buckets)
+        old_rows, new_rows = (in_buckets(old_rows, plan, buckets, differing),
+                              in_buckets(new_rows, plan, buckets, differing))
     if engine == "spark":
         result = spark_engine(old_rows, new_rows, plan, old.schema, new.schema)
         return result.where(F.col("diff") != "N") if changed_only else result
@@ -146,19 +148,7 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
     (Spark wants join sides partitioned by every join key).
     """
     keys = [key_name(index) for index in range(len(plan.key))]
-    rows = both_sides(old, new, keys, keys_in_rows=False)
-
-    by_key = Window.partitionBy(*keys).orderBy(SIDE, SEQ)
-    old_count = F.count(F.col("o")).over(by_key.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
-    occurrence = F.row_number().over(by_key) - F.when(F.col(SIDE) == 1, old_count).otherwise(0)
-    rows = rows.select(*keys, SIDE, "o", "n", occurrence.alias(OCC))
-
-    by_occurrence = Window.partitionBy(*keys, OCC).orderBy(SIDE)
-    first = F.row_number().over(by_occurrence) == 1
-    partner = F.lead(F.col("n")).over(by_occurrence)
-    paired = (rows.select(*keys, "o", F.when(F.col(SIDE) == 0, partner).otherwise(F.col("n")).alias("n"),
-                          first.alias("first"))
-              .where(F.col("o").isNotNull() | F.col("first")))
+    paired = pair_occurrences(number_occurrences(both_sides(old, new, keys, keys_in_rows=False), keys), keys)
 
     old_absent, new_absent = F.col("o").isNull(), F.col("n").isNull()
     same = F.lit(True)
@@ -172,6 +162,26 @@ def spark_engine(old: DataFrame, new: DataFrame, plan: ColumnPlan, old_schema: S
         output += [value_column("o", index, plan.old_source[name], old_schema, plan.new_source[name], new_schema).alias("left_" + name),
                    value_column("n", index, plan.new_source[name], new_schema, plan.old_source[name], old_schema).alias("right_" + name)]
     return paired.select(*output)
+
+
+def number_occurrences(rows: DataFrame, keys: list[str]) -> DataFrame:
+    """The first window pass over `both_sides` rows: each row's occurrence within its key
+    and side, from 1, in `OCC`."""
+    by_key = Window.partitionBy(*keys).orderBy(SIDE, SEQ)
+    old_count = F.count(F.col("o")).over(by_key.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+    occurrence = F.row_number().over(by_key) - F.when(F.col(SIDE) == 1, old_count).otherwise(0)
+    return rows.select(*keys, SIDE, "o", "n", occurrence.alias(OCC))
+
+
+def pair_occurrences(rows: DataFrame, keys: list[str]) -> DataFrame:
+    """The second window pass: one row (the keys, `o`, `n`) for each pair of an old and a
+    new row with the same key and occurrence, and for each row left alone."""
+    by_occurrence = Window.partitionBy(*keys, OCC).orderBy(SIDE)
+    first = F.row_number().over(by_occurrence) == 1
+    partner = F.lead(F.col("n")).over(by_occurrence)
+    return (rows.select(*keys, "o", F.when(F.col(SIDE) == 0, partner).otherwise(F.col("n")).alias("n"),
+                        first.alias("first"))
+            .where(F.col("o").isNotNull() | F.col("first")))
 
 
 def both_sides(old: DataFrame, new: DataFrame, keys: list[str], keys_in_rows: bool) -> DataFrame:
@@ -197,8 +207,8 @@ def value_column(tag: str, index: int, source: str | None, schema: StructType, o
     return F.col(f"{tag}.{value_name(index)}")
 
 
-def differing_buckets_only(old: DataFrame, new: DataFrame, plan: ColumnPlan, buckets: int) -> tuple[DataFrame, DataFrame]:
-    """Each side's rows in the key-hash buckets whose count or checksum differ.
+def differing_buckets(old: DataFrame, new: DataFrame, plan: ColumnPlan, buckets: int) -> DataFrame:
+    """The key-hash buckets (one column, `BUCKET`) whose count or checksum differ.
 
     A row's checksum is XXH64 over its key and compared values with a null flag beside
     each (Spark's `xxhash64` skips nulls, so null, "" and a missing value would agree),
@@ -224,15 +234,16 @@ def differing_buckets_only(old: DataFrame, new: DataFrame, plan: ColumnPlan, buc
     # sides exactly when its three sums are zero.
     sums = (signed(old, 1).unionByName(signed(new, -1)).groupBy(BUCKET)
             .agg(F.sum("count").alias("count"), F.sum("low").alias("low"), F.sum("high").alias("high")))
-    differing = sums.where((F.col("count") != 0) | (F.col("low") != 0) | (F.col("high") != 0)).select(BUCKET)
-    # A handful of buckets: broadcast them, and each side keeps its order (SEQ is already set).
-    differing = F.broadcast(differing)
+    return sums.where((F.col("count") != 0) | (F.col("low") != 0) | (F.col("high") != 0)).select(BUCKET)
 
-    def keep(frame: DataFrame) -> DataFrame:
-        return (frame.withColumn(BUCKET, bucket_of(keys, buckets))
-                .join(differing, on=BUCKET, how="left_semi").drop(BUCKET))
 
-    return keep(old), keep(new)
+def in_buckets(frame: DataFrame, plan: ColumnPlan, buckets: int, differing: DataFrame) -> DataFrame:
+    """The rows of one prepared side whose key hashes to a bucket in `differing`, in the
+    side's order (`SEQ` is already set)."""
+    keys = [F.col(key_name(index)) for index in range(len(plan.key))]
+    # A handful of buckets: broadcast them.
+    return (frame.withColumn(BUCKET, bucket_of(keys, buckets))
+            .join(F.broadcast(differing), on=BUCKET, how="left_semi").drop(BUCKET))
 
 
 def bucket_of(keys: list[Column], buckets: int) -> Column:
