@@ -129,7 +129,7 @@ def anatomy(spark, old, new, options):
     plan = engine.make_plan(old, new, ["id"])
     keys = [engine.key_name(0)]
     old_rows, new_rows = engine.prepare(old, plan, is_old=True), engine.prepare(new, plan, is_old=False)
-    buckets = 1 << 14
+    buckets = engine.DEFAULT_BUCKETS
 
     def both():
         return engine.both_sides(old_rows, new_rows, keys, keys_in_rows=False)

@@ -16,6 +16,8 @@ OCC = RESERVED_PREFIX + "occ"
 SIDE = RESERVED_PREFIX + "side"
 LINE = RESERVED_PREFIX + "line"
 BUCKET = RESERVED_PREFIX + "bucket"
+# Key-hash buckets for `checksums`: about 300 rows a bucket at 5M rows.
+DEFAULT_BUCKETS = 1 << 14
 
 # Types whose values JSON and Spark SQL both compare as numbers: a column may change
 # between them (int to bigint, a decimal's scale) and both engines still agree.
@@ -37,7 +39,7 @@ def value_name(index: int) -> str:
 
 def diff(old: DataFrame, new: DataFrame, key: list[str] | str, ignore: list[str] | None = None,
          rename: dict[str, str] | None = None, engine: str = "spark", checksums: bool = False,
-         changed_only: bool = False, partitions: int | None = None, buckets: int = 1 << 14,
+         changed_only: bool = False, partitions: int | None = None, buckets: int = DEFAULT_BUCKETS,
          binary: str | None = None) -> DataFrame:
     """The keyed diff of `old` and `new`, with the `diffengine` CLI's rules.
 
