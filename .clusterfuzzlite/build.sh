@@ -25,10 +25,8 @@ if command -v precompile_swift >/dev/null 2>&1; then
     . "$(command -v precompile_swift)"
 fi
 : "${SWIFTFLAGS:?precompile_swift (or the caller) must set SWIFTFLAGS}"
-# Coverage of the Swift modules is asked for explicitly: -sanitize=fuzzer alone leaves them
-# uninstrumented, and libFuzzer then fuzzes blind. SwiftPM is told of the fuzzer too
-# (--sanitize=fuzzer): it then lets libFuzzer's main stand in for the executable's own.
-SWIFT_COVERAGE="-Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table"
+# SWIFT_COVERAGE: the coverage the harnesses ask for on top (why: fuzz/swift-flags.sh).
+. fuzz/swift-flags.sh
 for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     # shellcheck disable=SC2086
     swift build -c release --package-path fuzz/swift --scratch-path "$WORK/swift" \

@@ -35,15 +35,15 @@ for harness in fuzz/fuzz_*.c; do
     fi
 done
 
-# The Swift harnesses: the public API and the parsers of untrusted input. Coverage is asked
-# for explicitly: -sanitize=fuzzer alone left the Swift modules uninstrumented (libFuzzer then
-# reports "no interesting inputs" and fuzzes blind); run.sh fails on such a build.
-SWIFT_COVERAGE=-sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+# The Swift harnesses: the public API and the parsers of untrusted input, with OSS-Fuzz's
+# flags and the same command as .clusterfuzzlite/build.sh (see fuzz/swift-flags.sh).
+. fuzz/swift-flags.sh
 for name in fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
     echo "fuzz/build: $name"
     if [ "$fuzz" = 1 ]; then
-        swift build -c release --package-path fuzz/swift --scratch-path "$OUT/swift" \
-            --product "$name" --sanitize=fuzzer --sanitize=address -Xswiftc "$SWIFT_COVERAGE"
+        # shellcheck disable=SC2086 # the flags are word lists
+        swift build -c release --package-path fuzz/swift --scratch-path "$PWD/$OUT/swift" \
+            --product "$name" --sanitize=fuzzer $OSS_FUZZ_SWIFTFLAGS $SWIFT_COVERAGE
         cp "$OUT/swift/release/$name" "$OUT/$name"
     fi
     if [ "$replay" = 1 ]; then

@@ -15,32 +15,47 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/src" "$scratch/out" "$scratch/work"
 ln -s "$PWD" "$scratch/src/diffengine"
 
-export SRC="$scratch/src" OUT="$scratch/out" WORK="${CFLITE_WORK:-$PWD/.build-cflite}"
+# The Swift harnesses' scratch folder is fuzz/build.sh's: built there already (CI's fuzz
+# smoke runs first), they are not compiled again (fuzz/swift-flags.sh).
+export SRC="$scratch/src" OUT="$scratch/out" WORK="${CFLITE_WORK:-$PWD/.build-fuzz}"
 export CC="$CLANG" CXX="$CLANG++" SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64
 export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
-export SWIFTFLAGS="-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -static-stdlib --static-swift-stdlib --sanitize=address"
+. fuzz/swift-flags.sh
+export SWIFTFLAGS="$OSS_FUZZ_SWIFTFLAGS"
 mkdir -p "$WORK"
 bash .clusterfuzzlite/build.sh
 
-status=0
-for name in fuzz_core fuzz_xxh3 fuzz_swift_api fuzz_csv fuzz_json fuzz_jsonl; do
+# Each harness on its seeds, as many at a time as there are cores (fuzz_swift_api, the
+# slowest, first): a harness's lines print when it is done.
+check_seeds() {
+    local name=$1 seeds="$scratch/seeds-$1" dictionary=()
     if [ ! -x "$OUT/$name" ] || [ ! -f "$OUT/${name}_seed_corpus.zip" ]; then
         echo "clusterfuzzlite-check: $name or its seed corpus is missing from \$OUT"
-        status=1
-        continue
+        return 1
     fi
-    seeds="$scratch/seeds-$name"
     mkdir -p "$seeds"
     (cd "$seeds" && unzip -q "$OUT/${name}_seed_corpus.zip")
-    dictionary=()
     if [ -f "$OUT/$name.dict" ]; then dictionary=(-dict="$OUT/$name.dict"); fi
     if ! "$OUT/$name" -runs=0 "${dictionary[@]}" "$seeds" >"$scratch/$name.log" 2>&1; then
         echo "clusterfuzzlite-check: $name failed on its seed corpus:"
         tail -20 "$scratch/$name.log"
-        status=1
-    else
-        echo "clusterfuzzlite-check: $name built and ran its $(ls "$seeds" | wc -l) seeds"
+        return 1
     fi
+    echo "clusterfuzzlite-check: $name built and ran its $(ls "$seeds" | wc -l) seeds"
+}
+
+status=0 running=0
+for name in fuzz_swift_api fuzz_core fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl; do
+    if [ "$running" -ge "$(nproc)" ]; then
+        wait -n || status=1
+        running=$((running - 1))
+    fi
+    check_seeds "$name" &
+    running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+    wait -n || status=1
+    running=$((running - 1))
 done
 exit $status
