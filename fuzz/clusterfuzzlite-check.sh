@@ -45,17 +45,5 @@ check_seeds() {
     echo "clusterfuzzlite-check: $name built and ran its $(ls "$seeds" | wc -l) seeds"
 }
 
-status=0 running=0
-for name in fuzz_swift_api fuzz_core fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl; do
-    if [ "$running" -ge "$(nproc)" ]; then
-        wait -n || status=1
-        running=$((running - 1))
-    fi
-    check_seeds "$name" &
-    running=$((running + 1))
-done
-while [ "$running" -gt 0 ]; do
-    wait -n || status=1
-    running=$((running - 1))
-done
-exit $status
+. fuzz/lanes.sh
+in_lanes "$(nproc)" check_seeds fuzz_swift_api fuzz_core fuzz_xxh3 fuzz_csv fuzz_json fuzz_jsonl

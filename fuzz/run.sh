@@ -74,17 +74,5 @@ if [ "$SECONDS_EACH" -eq 0 ]; then
 fi
 
 echo "fuzz/run: ${#harnesses[@]} harnesses, ${SECONDS_EACH}s each, $JOBS at a time"
-failed=0 running=0
-for name in "${harnesses[@]}"; do
-    if [ "$running" -ge "$JOBS" ]; then
-        wait -n || failed=1
-        running=$((running - 1))
-    fi
-    fuzz_one "$name" &
-    running=$((running + 1))
-done
-while [ "$running" -gt 0 ]; do
-    wait -n || failed=1
-    running=$((running - 1))
-done
-exit "$failed"
+. fuzz/lanes.sh
+in_lanes "$JOBS" fuzz_one "${harnesses[@]}"
