@@ -631,6 +631,13 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
         for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, fields);
+        if (look == DC_LOOK_PARTNER && w->verifier.equal == NULL && guess >= taken_ahead) {
+            /* Past a deleted row, most often: the sequence goes on from old row i - 1, and
+             * following it from there pairs j in the same segment as the rows after it. */
+            guess = i - 1;
+            j--;
+            continue;
+        }
         if (look == DC_LOOK_PARTNER) {
             dc_walk_pair_as(w, i - 1, j, rows);
             guess = i;

@@ -70,14 +70,16 @@ static inline bool dc_bit_get(const uint64_t *bits, size_t index) { return (bits
 
 /* Sets bits [first, first + count) of `bits`. */
 static inline void dc_bits_set_range(uint64_t *bits, size_t first, size_t count) {
-    size_t end = first + count;
-    while (first < end) {
-        size_t word = first / 64, offset = first % 64;
-        size_t span = 64 - offset < end - first ? 64 - offset : end - first;
-        uint64_t mask = span == 64 ? UINT64_MAX : ((UINT64_C(1) << span) - 1) << offset;
-        bits[word] |= mask;
-        first += span;
+    if (count == 0) return;
+    const size_t last = first + count - 1, first_word = first / 64, last_word = last / 64;
+    const uint64_t from_first = UINT64_MAX << (first % 64), to_last = UINT64_MAX >> (63 - last % 64);
+    if (first_word == last_word) {
+        bits[first_word] |= from_first & to_last;
+        return;
     }
+    bits[first_word] |= from_first;
+    for (size_t word = first_word + 1; word < last_word; word++) bits[word] = UINT64_MAX;
+    bits[last_word] |= to_last;
 }
 
 /* Whether new row j is paired: both forms of the pairing keep the bitmap of paired rows. */
