@@ -336,6 +336,21 @@ static inline size_t dc_block_pairs(uint64_t *flags, size_t j, uint32_t other, u
     return paired;
 }
 
+/* Two 8-byte lanes, compared and moved 16 bytes at a time (SSE2 and NEON, the baseline of
+ * both 64-bit targets). */
+typedef uint64_t dc_u64x2 __attribute__((vector_size(16)));
+
+/* An empty statement the compiler must take as changing `vector`, in a vector register: it
+ * keeps a reduction in program order. Without it the compiler moves the reduction past the
+ * stores that follow it and spills the loads it must make before them. */
+#if defined(__x86_64__) || defined(__i386__)
+#define DC_VECTOR_IN_ORDER(vector) __asm__("" : "+x"(vector))
+#elif defined(__aarch64__)
+#define DC_VECTOR_IN_ORDER(vector) __asm__("" : "+w"(vector))
+#else
+#define DC_VECTOR_IN_ORDER(vector) ((void)0)
+#endif
+
 /* Rows and bytes modes: whether 16 old rows and 16 new rows differ anywhere in their bytes,
  * compared 8 at a time (16 strides are a multiple of 8), the new rows fetched ahead a cache
  * line at a time. */
@@ -350,6 +365,14 @@ static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, cons
     return differ != 0;
 }
 
+/* Whether an old row and a new row differ anywhere in their `stride` bytes (a multiple of
+ * 8), compared 8 at a time. */
+static DC_ALWAYS_INLINE bool dc_row_bytes_differ(const unsigned char *old_row, const unsigned char *new_row, const size_t stride) {
+    uint64_t differ = 0;
+    for (size_t word = 0; word < stride / 8; word++) differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
+    return differ != 0;
+}
+
 /* Rows in a quarter of a block. */
 #define DC_BLOCK_QUARTER (DC_FOLLOW_BLOCK / 4)
 
@@ -357,8 +380,6 @@ static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, cons
  * (bit q for rows [4q, 4q + 4)), in one pass 16 bytes at a time (a quarter's 4 strides are a
  * multiple of 32 bytes), the new rows fetched ahead a cache line at a time. The quarters let
  * a changed block compare 4 rows one by one instead of 16. */
-typedef uint64_t dc_u64x2 __attribute__((vector_size(16)));
-
 static DC_ALWAYS_INLINE uint32_t dc_block_quarters_differ(const unsigned char *old_row, const unsigned char *new_row,
                                                          const size_t stride) {
     for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
@@ -386,39 +407,66 @@ static DC_ALWAYS_INLINE uint32_t dc_block_quarters_differ(const unsigned char *o
  * rows [j, j + 16) pair in sequence (up to the first pair of two identities), marking the
  * pairs whose contents differ; it writes the block's new keys (and so makes them ready),
  * except in the in-place prefix (`keeps`), whose keys are the old ones.
- * First the block's bytes, 8 at a time (16 strides are a multiple of 8 bytes): equal bytes
- * are equal keys (the old keys are the old rows' identity fields) and equal contents, so an
- * unchanged block costs one comparison of its bytes. A block that differs anywhere, even
- * outside the fields, is compared field by field, each row's identity and contents into a
- * bit, so the first row off the sequence is found without stepping to it. It fetches the
- * new rows ahead a cache line at a time. Compiled for the common strides as constants
- * (`stride`), so that the loops unroll and vectorize. */
+ * First the block's bytes, 8 or 16 at a time (16 strides are a multiple of 8 bytes): equal
+ * bytes are equal keys (the old keys are the old rows' identity fields) and equal contents,
+ * so an unchanged block costs one comparison of its bytes. A block that differs most often
+ * holds one or two rows that do (an update, or the row where the sequence breaks), so it
+ * goes row by row: a row's bytes first (when the stride is a multiple of 8), then its
+ * identity and contents only if they differ, up to the first row of another identity. It
+ * fetches the new rows ahead a cache line at a time. Compiled for the common strides, and
+ * for 16-byte rows the identity's offset, as constants (`stride`, `identity_offset`), so
+ * that the loops unroll and vectorize. */
 static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride,
-                                                       const bool keeps) {
+                                                       const size_t identity_offset, const bool keeps) {
     const dc_carried_input_t *layout = w->rows;
     const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
     const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
     DC_CHECK(keeps || w->keys_ready >= j, "the new keys before the block are written");
-    if (!keeps) {
-        const unsigned char *identity = new_row + layout->identity_offset;
-        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->new_keys[j + b] = dc_load_field(identity + b * stride);
-        if (w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
-    }
-    if (!dc_block_differs(old_row, new_row, stride)) return DC_FOLLOW_BLOCK;
-    uint32_t other = 0, changed = 0;
-    const size_t identity_offset = layout->identity_offset;
-    for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
-        other |= (uint32_t)(dc_load_field(old_row + b * stride + identity_offset) != dc_load_field(new_row + b * stride + identity_offset)) << b;
-    }
-    if (layout->content_count == 1) {
-        const size_t offset = layout->content_offsets[0];
-        for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) {
-            changed |= (uint32_t)(dc_load_field(old_row + b * stride + offset) != dc_load_field(new_row + b * stride + offset)) << b;
+    DC_CHECK(identity_offset == layout->identity_offset, "the identity where the layout puts it");
+    bool differs;
+    if (stride == 16 && (identity_offset == 0 || identity_offset == 8)) {
+        /* A row is one vector, its identity one lane: the loads that compare two rows give
+         * both their keys, one shuffle each. The keys never share memory with the rows
+         * (`restrict`), and the comparison stays in order, so each pair's loads, compare and
+         * store stay together, in registers. */
+        for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * 16; offset += 64) {
+            __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
         }
+        const unsigned char *restrict old_pair = old_row, *restrict new_pair = new_row;
+        uint64_t *restrict keys = w->new_keys + j;
+        dc_u64x2 differ = {0, 0};
+        for (size_t b = 0; b < DC_FOLLOW_BLOCK; b += 2) {
+            dc_u64x2 old_first, old_second, new_first, new_second;
+            memcpy(&old_first, old_pair + b * 16, 16);
+            memcpy(&old_second, old_pair + b * 16 + 16, 16);
+            memcpy(&new_first, new_pair + b * 16, 16);
+            memcpy(&new_second, new_pair + b * 16 + 16, 16);
+            differ |= (old_first ^ new_first) | (old_second ^ new_second);
+            DC_VECTOR_IN_ORDER(differ);
+            if (!keeps) {
+                const dc_u64x2 pair_keys = identity_offset == 0 ? __builtin_shufflevector(new_first, new_second, 0, 2)
+                                                                : __builtin_shufflevector(new_first, new_second, 1, 3);
+                memcpy(keys + b, &pair_keys, 16);
+            }
+        }
+        differs = (differ[0] | differ[1]) != 0;
     } else {
-        for (uint32_t b = 0; b < DC_FOLLOW_BLOCK; b++) changed |= (uint32_t)dc_contents_differ(layout, i + b, j + b) << b;
+        if (!keeps) {
+            const unsigned char *identity = new_row + identity_offset;
+            for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->new_keys[j + b] = dc_load_field(identity + b * stride);
+        }
+        differs = dc_block_differs(old_row, new_row, stride);
     }
-    return dc_block_pairs(w->updated, j, other, changed);
+    if (!keeps && w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
+    if (!differs) return DC_FOLLOW_BLOCK;
+    size_t b = 0;
+    for (; b < DC_FOLLOW_BLOCK; b++) {
+        const unsigned char *old_b = old_row + b * stride, *new_b = new_row + b * stride;
+        if (stride % 8 == 0 && !dc_row_bytes_differ(old_b, new_b, stride)) continue;
+        if (dc_load_field(old_b + identity_offset) != dc_load_field(new_b + identity_offset)) break;
+        if (dc_contents_differ(layout, i + b, j + b)) dc_bit_set(w->updated, j + b);
+    }
+    return b;
 }
 
 /* Bytes, in the in-place prefix, a block whose rows `differs` changed their bytes, when the
@@ -515,11 +563,11 @@ static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i
 /* Fields and bytes: dc_follow()'s whole blocks, up to the first that leaves the sequence,
  * with the stride chosen once for the run of blocks. */
 static DC_ALWAYS_INLINE size_t dc_follow_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride,
-                                                   const bool bytes, const bool keeps) {
+                                                   const size_t identity_offset, const bool bytes, const bool keeps) {
     size_t k = 0;
     while (limit - k >= DC_FOLLOW_BLOCK) {
         const size_t paired = bytes ? dc_follow_bytes_block_as(w, i + k, j + k, stride, keeps)
-                                    : dc_follow_rows_block_as(w, i + k, j + k, stride, keeps);
+                                    : dc_follow_rows_block_as(w, i + k, j + k, stride, identity_offset, keeps);
         k += paired;
         if (paired < DC_FOLLOW_BLOCK) break;
     }
@@ -530,11 +578,18 @@ static DC_ALWAYS_INLINE size_t dc_follow_blocks_as(dc_walker_t *w, size_t i, siz
 
 static DC_ALWAYS_INLINE size_t dc_follow_blocks(dc_walker_t *w, size_t i, size_t j, size_t limit, const bool bytes,
                                                 const bool keeps) {
+    const size_t identity_offset = w->rows->identity_offset;
     switch (w->rows->stride) {
-    case 16: return dc_follow_blocks_as(w, i, j, limit, 16, bytes, keeps);
-    case 24: return dc_follow_blocks_as(w, i, j, limit, 24, bytes, keeps);
-    case 32: return dc_follow_blocks_as(w, i, j, limit, 32, bytes, keeps);
-    default: return dc_follow_blocks_as(w, i, j, limit, w->rows->stride, bytes, keeps);
+    case 16:
+        /* Fields: the identity first or second, as a constant (see dc_follow_rows_block_as);
+         * bytes read no identity. */
+        if (bytes) return dc_follow_blocks_as(w, i, j, limit, 16, identity_offset, bytes, keeps);
+        if (identity_offset == 0) return dc_follow_blocks_as(w, i, j, limit, 16, 0, bytes, keeps);
+        if (identity_offset == 8) return dc_follow_blocks_as(w, i, j, limit, 16, 8, bytes, keeps);
+        return dc_follow_blocks_as(w, i, j, limit, w->rows->stride, identity_offset, bytes, keeps);
+    case 24: return dc_follow_blocks_as(w, i, j, limit, 24, identity_offset, bytes, keeps);
+    case 32: return dc_follow_blocks_as(w, i, j, limit, 32, identity_offset, bytes, keeps);
+    default: return dc_follow_blocks_as(w, i, j, limit, w->rows->stride, identity_offset, bytes, keeps);
     }
 }
 

@@ -351,10 +351,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         // updates exactly where contents differ. Layouts 0 and 1 put the identity second
         // among two content fields (one always equal) and a word outside the fields, equal on
         // both sides (so unchanged blocks compare equal as bytes) or never equal (so no block
-        // does); 2 is {identity, content} and 3 {content, constant, identity}.
-        for (int layout_kind = 0; key_kind == 0 && layout_kind < 4; layout_kind++) {
-            const size_t stride = layout_kind < 2 ? 32 : layout_kind == 2 ? 16 : 24;
-            const size_t identity_offset = layout_kind < 2 ? 8 : layout_kind == 2 ? 0 : 16;
+        // does); 2 is {identity, content}, 3 {content, constant, identity} and 4 {content,
+        // identity} (16-byte rows, whose keys the fields walk takes from vector lanes).
+        for (int layout_kind = 0; key_kind == 0 && layout_kind < 5; layout_kind++) {
+            const bool two_fields = layout_kind == 2 || layout_kind == 4;
+            const size_t stride = layout_kind < 2 ? 32 : two_fields ? 16 : 24;
+            const size_t identity_offset = layout_kind < 2 ? 8 : layout_kind == 2 ? 0 : layout_kind == 3 ? 16 : 8;
             const size_t content_offset = layout_kind < 2 ? 16 : layout_kind == 2 ? 8 : 0;
             const size_t constant_offset = layout_kind < 2 ? 24 : 8;
             const size_t content_offsets[2] = { constant_offset, content_offset };
@@ -365,7 +367,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     unsigned char *row = side_rows + r * stride;
                     const uint64_t outside = layout_kind == 0 ? 0 : side == 0 ? r : ~(uint64_t)r, constant = 7;
                     if (layout_kind < 2) memcpy(row, &outside, 8);
-                    if (layout_kind != 2) memcpy(row + constant_offset, &constant, 8);
+                    if (!two_fields) memcpy(row + constant_offset, &constant, 8);
                     memcpy(row + identity_offset, &keys[side][r], 8);
                     memcpy(row + content_offset, &content_hashes[side][r], 8);
                 }
@@ -373,7 +375,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             const dc_carried_input_t fields = {
                 .old_keys = keys[0], .old_count = m, .new_keys = written, .new_count = n, .rows = DC_ROWS_FIELDS,
                 .old_rows = old_rows, .new_rows = new_rows, .stride = stride, .identity_offset = identity_offset,
-                .content_offsets = layout_kind == 2 ? content_offsets + 1 : content_offsets, .content_count = layout_kind == 2 ? 1 : 2,
+                .content_offsets = two_fields ? content_offsets + 1 : content_offsets, .content_count = two_fields ? 1 : 2,
             };
             for (size_t r = 0; r < n; r++) written[r] = ~keys[1][r];
             void *rows_workspace = exact_block(workspace_size);
@@ -420,7 +422,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (size_t w = 0; w < words; w++) new_self_unequal[w] = ~UINT64_C(0);
             bytes_reader_t reader = { new_rows, stride, identity_offset, content_offset, 0, written, new_self_unequal, false, old_rows };
             // Changed rows of the in-place prefix compared by the reader in layouts 1 and 3
-            // (which then marks their updates itself), by key and as candidates in 0 and 2.
+            // (which then marks their updates itself), by key and as candidates in 0, 2 and 4.
             const dc_carried_input_t bytes = {
                 .old_keys = keys[0], .old_count = m, .new_keys = written, .new_count = n,
                 .read_keys = read_bytes_keys, .read_context = &reader,

@@ -92,6 +92,13 @@ struct WideRow: CustomStringConvertible {
     var description: String { "\(id):\(low):\(high)" }
 }
 
+/// Two integer fields, the identity second: 16-byte rows whose keys are their second lanes.
+struct TrailingIDRow: CustomStringConvertible {
+    var content: Int
+    var id: Int
+    var description: String { "\(id):\(content)" }
+}
+
 @Suite struct DifferTests {
     /// Streams of snapshots: every update checks against the reference from the previous one.
     @Test(arguments: [(MoveMode.minimal, DifferState.previousSnapshot, 0), (.displaced, .hashesAndIdentities, 0),
@@ -227,19 +234,22 @@ struct NamedRow: Hashable, CustomStringConvertible {
     /// Rows whose identity and content are integer fields, read through key paths: the
     /// differ reads and compares them where they lie, in one pass. Every update equals the
     /// one-shot diff's, whether the carried keys pair it or a repeated identity sends it
-    /// down the usual path, with one content field or several, the identity not first.
+    /// down the usual path, with one content field or several, the identity not first (in
+    /// 32-byte rows and in 16-byte rows, which the walk reads two to a pair of vectors).
     @Test(arguments: MoveMode.allCases)
     func integerFieldRowsEqualOneShotDiffs(mode: MoveMode) throws {
         var generator = SeededGenerator(seed: 0x1_4E_F1E1D)
         let singleAdapter = KeyPathAdapter(identity: \TestRow.id, content: \.content)
         let wideAdapter = KeyPathAdapter(identity: \WideRow.id, content: \.low, \.high)
+        let trailingAdapter = KeyPathAdapter(identity: \TrailingIDRow.id, content: \.content)
         var carriedTotal = 0, updates = 0
         for _ in 0..<60 {
             let single = Differ(keepingPreviousSnapshotOf: singleAdapter, moves: mode)
             let wide = Differ(keepingPreviousSnapshotOf: wideAdapter, moves: mode)
+            let trailing = Differ(keepingPreviousSnapshotOf: trailingAdapter, moves: mode)
             var nextID = 0
             var rows = (0..<120).map { _ in nextID += 1; return TestRow(id: nextID, content: 0) }
-            var previous: [TestRow] = [], previousWide: [WideRow] = []
+            var previous: [TestRow] = [], previousWide: [WideRow] = [], previousTrailing: [TrailingIDRow] = []
             for step in 0..<25 {
                 if step > 0 { rows = Self.evolve(rows, nextID: &nextID, using: &generator) }
                 if step % 6 == 5 {
@@ -257,12 +267,17 @@ struct NamedRow: Hashable, CustomStringConvertible {
                 let wideRows = rows.map { WideRow(tag: $0.id % 5 == step % 5 ? step : 0, id: $0.id, low: $0.content & 1, high: $0.content >> 1) }
                 let wideOneShot = try diff(previousWide, wideRows, using: wideAdapter, options: DiffOptions(moves: mode))
                 #expect(wide.diff(wideRows).changeset == wideOneShot, "step \(step)")
+                let trailingRows = rows.map { TrailingIDRow(content: $0.content, id: $0.id) }
+                let trailingOneShot = try diff(previousTrailing, trailingRows, using: trailingAdapter, options: DiffOptions(moves: mode))
+                #expect(trailing.diff(trailingRows).changeset == trailingOneShot, "step \(step)")
                 previous = rows
                 previousWide = wideRows
+                previousTrailing = trailingRows
                 updates += step > 0 ? 1 : 0
             }
             carriedTotal += single.carriedPairings
             #expect(wide.carriedPairings == single.carriedPairings)
+            #expect(trailing.carriedPairings == single.carriedPairings)
         }
         #expect(carriedTotal * 2 > updates, "\(carriedTotal) of \(updates) updates paired from carried keys")
     }
