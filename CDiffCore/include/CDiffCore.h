@@ -266,7 +266,8 @@ typedef void (*dc_read_keys_fn)(void *context, size_t from, size_t to);
 typedef struct dc_carried_input {
     const uint64_t *old_keys; /* the keys the set holds, one an old row */
     size_t old_count;
-    uint64_t *new_keys;       /* one a new row: given, or written as the walk needs them */
+    uint64_t *new_keys;       /* one a new row: given, or written as the walk needs them;
+                               * shares no memory with the rows */
     size_t new_count;
     /* NULL: new_keys hold every key from equal_prefix on (DC_ROWS_FIELDS reads them out of
      * the rows itself). Otherwise the walk asks for the keys it needs, in order, a few at a
