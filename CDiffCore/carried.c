@@ -351,26 +351,20 @@ typedef uint64_t dc_u64x2 __attribute__((vector_size(16)));
 #define DC_VECTOR_IN_ORDER(vector) ((void)0)
 #endif
 
-/* Rows and bytes modes: whether 16 old rows and 16 new rows differ anywhere in their bytes,
- * compared 8 at a time (16 strides are a multiple of 8), the new rows fetched ahead a cache
- * line at a time. */
+/* Whether `length` bytes (a multiple of 8) differ between old and new, compared 8 at a time. */
+static DC_ALWAYS_INLINE bool dc_bytes_differ(const unsigned char *old_bytes, const unsigned char *new_bytes, const size_t length) {
+    uint64_t differ = 0;
+    for (size_t word = 0; word < length / 8; word++) differ |= dc_load_field(old_bytes + word * 8) ^ dc_load_field(new_bytes + word * 8);
+    return differ != 0;
+}
+
+/* Rows and bytes modes: whether 16 old rows and 16 new rows differ anywhere in their bytes
+ * (16 strides are a multiple of 8), the new rows fetched ahead a cache line at a time. */
 static DC_ALWAYS_INLINE bool dc_block_differs(const unsigned char *old_row, const unsigned char *new_row, const size_t stride) {
     for (size_t offset = 0; offset < DC_FOLLOW_BLOCK * stride; offset += 64) {
         __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
     }
-    uint64_t differ = 0;
-    for (size_t word = 0; word < DC_FOLLOW_BLOCK * stride / 8; word++) {
-        differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
-    }
-    return differ != 0;
-}
-
-/* Whether an old row and a new row differ anywhere in their `stride` bytes (a multiple of
- * 8), compared 8 at a time. */
-static DC_ALWAYS_INLINE bool dc_row_bytes_differ(const unsigned char *old_row, const unsigned char *new_row, const size_t stride) {
-    uint64_t differ = 0;
-    for (size_t word = 0; word < stride / 8; word++) differ |= dc_load_field(old_row + word * 8) ^ dc_load_field(new_row + word * 8);
-    return differ != 0;
+    return dc_bytes_differ(old_row, new_row, DC_FOLLOW_BLOCK * stride);
 }
 
 /* Rows in a quarter of a block. */
@@ -462,7 +456,7 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     size_t b = 0;
     for (; b < DC_FOLLOW_BLOCK; b++) {
         const unsigned char *old_b = old_row + b * stride, *new_b = new_row + b * stride;
-        if (stride % 8 == 0 && !dc_row_bytes_differ(old_b, new_b, stride)) continue;
+        if (stride % 8 == 0 && !dc_bytes_differ(old_b, new_b, stride)) continue;
         if (dc_load_field(old_b + identity_offset) != dc_load_field(new_b + identity_offset)) break;
         if (dc_contents_differ(layout, i + b, j + b)) dc_bit_set(w->updated, j + b);
     }
