@@ -856,12 +856,10 @@ static dc_status_t dc_check_carried_input(const dc_carried_input_t *in) {
 
 /* Steps 1 and 2; *matched false when the set cannot carry this diff (the workspace then
  * holds nothing). The walker keeps how far the keys are written. */
-static dc_status_t dc_walk_carried(dc_walker_t *walker, void *workspace, size_t workspace_size, bool *matched) {
+static dc_status_t dc_walk_carried(dc_walker_t *walker, dc_workspace_t *ws, bool *matched) {
     const dc_carried_input_t *in = walker->rows;
     const size_t m = in->old_count, n = in->new_count;
-    dc_workspace_t *ws;
-    dc_status_t status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
-    if (status != DC_OK) return status;
+    dc_status_t status;
     walker->ws = ws;
     walker->deferred = dc_moved(ws);
     walker->updated = dc_updated(ws);
@@ -912,8 +910,12 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ca
         .rows = input, .reads_keys = input->rows == DC_ROWS_FIELDS || input->read_keys != NULL,
         .candidates = input->candidates, .keys_ready = input->equal_prefix,
     };
+    /* Any earlier diff in the workspace is discarded first, as dc_match() discards it: a
+     * call that does not match leaves no pairing behind to be read as this one's. */
+    dc_workspace_t *ws = NULL;
+    status = dc_workspace_start(workspace, workspace_size, m, n, &ws);
     bool matched = false;
-    if (keys->usable && keys->count == m) {
+    if (status == DC_OK && keys->usable && keys->count == m) {
 #ifdef DC_INTERNAL_CHECKS
         for (size_t i = 0; i < m; i++) DC_CHECK(dc_set_contains(keys, input->old_keys[i]), "the set holds the old keys");
         if (input->rows == DC_ROWS_FIELDS) {
@@ -922,7 +924,7 @@ dc_status_t dc_match_carried(void *workspace, size_t workspace_size, const dc_ca
             }
         }
 #endif
-        status = dc_walk_carried(&walker, workspace, workspace_size, &matched);
+        status = dc_walk_carried(&walker, ws, &matched);
     }
     if (matched) {
         *result = (dc_carried_result_t){ true, walker.kept };

@@ -497,6 +497,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(carried_keys[1]);
         free(carried_workspace);
     } else {
+        // A set of repeated keys carries no diff: declined, every new key written (asked
+        // for), and the earlier diff in the workspace (dc_match's, above) discarded.
+        uint64_t *written = exact_block(n * sizeof(uint64_t));
+        for (size_t r = 0; r < n; r++) written[r] = ~carried_keys[1][r];
+        keys_reader_t reader = { carried_keys[1], written, 0, false };
+        const dc_carried_input_t input = {
+            .old_keys = carried_keys[0], .old_count = m, .new_keys = written, .new_count = n,
+            .read_keys = read_given_keys, .read_context = &reader,
+            .identity_equal = key_kind == 0 ? NULL : ids_equal, .equal_context = &rows, .rows = DC_ROWS_NONE,
+        };
+        dc_carried_result_t result;
+        if (dc_match_carried(workspace, workspace_size, &input, set, &result) != DC_OK || result.matched) {
+            fail("dc_match_carried did not decline a set of repeated keys", data, size, NULL, NULL);
+        }
+        if (n > 0 && memcmp(written, carried_keys[1], n * sizeof(uint64_t)) != 0) {
+            fail("dc_match_carried declined with keys unwritten", data, size, NULL, NULL);
+        }
+        if (dc_new_to_old(workspace) != NULL) fail("dc_match_carried declined and left an earlier pairing", data, size, NULL, NULL);
+        free(written);
         free(carried_keys[0]);
         free(carried_keys[1]);
     }

@@ -319,9 +319,10 @@ typedef struct dc_carried_result {
  * places from the first on (an unchanged snapshot, one whose rows only changed contents,
  * one appended to) pair in place without writing their keys.
  *
- * result->matched is false, with nothing done, when the set cannot carry this diff (its keys
- * were not distinct, or the new rows repeat an old identity out of order): then every new key
- * is written, and the caller calls dc_match(). When matched, the workspace holds the pairing a
+ * Once the input and the set pass their checks, any earlier result in the workspace is
+ * discarded, as by dc_match(), whether or not this call matches. result->matched is false, with no pairing in the workspace, when the set cannot
+ * carry this diff (its keys were not distinct, or the new rows repeat an old identity out of
+ * order): then every new key is written, and the caller calls dc_match(). When matched, the workspace holds the pairing a
  * segment of rows at a time (dc_pairing_segments()), so that dc_mark_updates_by_hash(),
  * dc_finish() in DC_MOVES_MINIMAL and dc_read() take time in the runs of rows, not in all
  * rows (other move modes and dc_new_to_old() write it out per row first); every new key past

@@ -173,6 +173,9 @@ import Testing
             defer { set.deallocate(); workspace.deallocate() }
             var distinct = false
             #expect(dc_key_set_build(set, setSize, setKeys, setKeys.count, 42, &distinct) == DC_OK)
+            // An earlier diff in the workspace, which the call must discard whatever it returns.
+            withMatchInput(oldKeys, oldKeys) { input in #expect(dc_match(workspace, size, &input) == DC_OK) }
+            #expect(dc_new_to_old(workspace) != nil)
             var written = [UInt64](repeating: 99, count: 3)
             var result = dc_carried_result_t()
             let status = old.withUnsafeBytes { oldRows in
@@ -232,7 +235,8 @@ import Testing
             #expect(storage == [0, 1, 1, 2, 2, 0])
             #expect(Array(UnsafeBufferPointer(start: dc_new_to_old(workspace), count: 3)) == [2, 0, 1])
         }
-        // A set of repeated keys cannot carry the diff: nothing paired, the keys still written.
+        // A set of repeated keys cannot carry the diff: nothing paired (the earlier diff gone),
+        // the keys still written.
         for new in [moved, [1, 0, 2, 7, 3, 0]] {
             run(setKeys: [1, 1, 3], new: new) { status, result, written, workspace in
                 #expect(status == DC_OK && !result.matched && result.kept_keys == 0)
