@@ -7,7 +7,7 @@ FUZZ_BUILD := .build-fuzz
 
 PREFIX ?= /usr/local
 
-.PHONY: test-spark bench-spark postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 check-compile check-symbols check-pkgconfig bench bench-smoke bench-core bench-floor fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
+.PHONY: test-spark bench-spark postgres postgres-stop serve-cluster test-live-query test-live-query-restart bench-files serve browser-test load-test load-test-cluster install compare-tools deps docs test test-builtin-xxh3 test-tsan check-compile check-symbols check-pkgconfig bench bench-smoke bench-core bench-floor fuzz-build fuzz-smoke fuzz-replay fuzz-campaign fuzz-live-query cflite-check
 
 # xxHash's header: installed with apt on Debian/Ubuntu as root; elsewhere the build uses the
 # built-in XXH3, and this says what to install for the system one.
@@ -44,9 +44,17 @@ docs: deps
 # golden tests must pass unchanged. With every hash equal to the system's (which fuzz_xxh3
 # also checks on random inputs), all past the hash is the code `make test` runs: its
 # property and hostile-input tests would repeat that run exactly.
+BUILTIN_XXH3_TESTS := HashingTests|GoldenTests|CoreStatusTests
 test-builtin-xxh3:
 	DIFFENGINE_EXPECTED_XXH3=builtin swift test --scratch-path .build-builtin -Xcc -DDC_BUILTIN_XXH3 \
-		--filter "HashingTests|GoldenTests|CoreStatusTests"
+		--filter "$(BUILTIN_XXH3_TESTS)"
+
+# The live collection, live feed, Differ and parallel-diff tests under ThreadSanitizer (Swift
+# Testing runs them on many threads at once), on the core built with its own XXH3, with the
+# tests of test-builtin-xxh3: CI checks both in one build, which saves it a whole debug build.
+test-tsan:
+	DIFFENGINE_EXPECTED_XXH3=builtin swift test --sanitize=thread --scratch-path .build-tsan -Xcc -DDC_BUILTIN_XXH3 \
+		--filter "LiveCollection|LiveFeed|DifferTests|ParallelDiffTests|$(BUILTIN_XXH3_TESTS)"
 
 # Compile-time facts stay compile-time facts: scripts/compile-checks/*.swift compile, and
 # each *.fail.swift fails with the message it names.

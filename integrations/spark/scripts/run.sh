@@ -6,7 +6,8 @@
 #   bash integrations/spark/scripts/run.sh test                 # pytest, both engines
 #   bash integrations/spark/scripts/run.sh bench [ARGS...]      # benchmarks.py ARGS
 #
-# Environment: SPARK_VENV (default /tmp/diffengine-spark-venv).
+# Environment: SPARK_VENV (default /tmp/diffengine-spark-venv); DIFFENGINE_BINARY (default:
+# built here from Tools).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -27,8 +28,13 @@ if ! "$VENV/bin/python" -c "import pyspark, pytest, gresearch.spark.diff" 2>/dev
 fi
 "$VENV/bin/pip" install -q --no-deps "$ROOT/integrations/spark"
 
-swift build -c release --package-path Tools --product diffengine >/dev/null
-export DIFFENGINE_BINARY="$ROOT/Tools/.build/release/diffengine"
+# DIFFENGINE_BINARY, when set, names a release build of `diffengine` to use instead (CI passes
+# the one its benchmark stage built).
+if [ -z "${DIFFENGINE_BINARY:-}" ]; then
+    swift build -c release --package-path Tools --product diffengine >/dev/null
+    export DIFFENGINE_BINARY="$ROOT/Tools/.build/release/diffengine"
+fi
+[ -x "$DIFFENGINE_BINARY" ] || { echo "run.sh: $DIFFENGINE_BINARY is not an executable" >&2; exit 2; }
 
 case $what in
     test)
