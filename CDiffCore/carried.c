@@ -397,9 +397,19 @@ static DC_ALWAYS_INLINE uint32_t dc_block_quarters_differ(const unsigned char *o
     return quarters;
 }
 
+/* What the blocks of one run of dc_follow_blocks_as() over fields read and write, taken out
+ * of the walker once: the keys and flags they store to are uint64_t, as the walker's fields
+ * are, so read through the walker each block would be reloaded after every store. */
+typedef struct dc_rows_run {
+    const dc_carried_input_t *layout;
+    const unsigned char *old_rows, *new_rows;
+    uint64_t *new_keys;
+    uint64_t *updated;
+} dc_rows_run_t;
+
 /* Fields, one block of the walk's common case: how many of old rows [i, i + 16) and new
  * rows [j, j + 16) pair in sequence (up to the first pair of two identities), marking the
- * pairs whose contents differ; it writes the block's new keys (and so makes them ready),
+ * pairs whose contents differ; it writes the block's new keys (the run marks them ready),
  * except in the in-place prefix (`keeps`), whose keys are the old ones.
  * First the block's bytes, 8 or 16 at a time (16 strides are a multiple of 8 bytes): equal
  * bytes are equal keys (the old keys are the old rows' identity fields) and equal contents,
@@ -410,12 +420,11 @@ static DC_ALWAYS_INLINE uint32_t dc_block_quarters_differ(const unsigned char *o
  * fetches the new rows ahead a cache line at a time. Compiled for the common strides, and
  * for 16-byte rows the identity's offset, as constants (`stride`, `identity_offset`), so
  * that the loops unroll and vectorize. */
-static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i, size_t j, const size_t stride,
+static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(const dc_rows_run_t *run, size_t i, size_t j, const size_t stride,
                                                        const size_t identity_offset, const bool keeps) {
-    const dc_carried_input_t *layout = w->rows;
-    const unsigned char *old_row = (const unsigned char *)layout->old_rows + i * stride;
-    const unsigned char *new_row = (const unsigned char *)layout->new_rows + j * stride;
-    DC_CHECK(keeps || w->keys_ready >= j, "the new keys before the block are written");
+    const dc_carried_input_t *layout = run->layout;
+    const unsigned char *old_row = run->old_rows + i * stride;
+    const unsigned char *new_row = run->new_rows + j * stride;
     DC_CHECK(identity_offset == layout->identity_offset, "the identity where the layout puts it");
     bool differs;
     if (stride == 16 && (identity_offset == 0 || identity_offset == 8)) {
@@ -427,7 +436,7 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
             __builtin_prefetch(new_row + DC_ROWS_PREFETCH_BYTES + offset);
         }
         const unsigned char *restrict old_pair = old_row, *restrict new_pair = new_row;
-        uint64_t *restrict keys = w->new_keys + j;
+        uint64_t *restrict keys = run->new_keys + j;
         dc_u64x2 differ = {0, 0};
         for (size_t b = 0; b < DC_FOLLOW_BLOCK; b += 2) {
             dc_u64x2 old_first, old_second, new_first, new_second;
@@ -447,18 +456,17 @@ static DC_ALWAYS_INLINE size_t dc_follow_rows_block_as(dc_walker_t *w, size_t i,
     } else {
         if (!keeps) {
             const unsigned char *identity = new_row + identity_offset;
-            for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) w->new_keys[j + b] = dc_load_field(identity + b * stride);
+            for (size_t b = 0; b < DC_FOLLOW_BLOCK; b++) run->new_keys[j + b] = dc_load_field(identity + b * stride);
         }
         differs = dc_block_differs(old_row, new_row, stride);
     }
-    if (!keeps && w->keys_ready < j + DC_FOLLOW_BLOCK) w->keys_ready = j + DC_FOLLOW_BLOCK;
     if (!differs) return DC_FOLLOW_BLOCK;
     size_t b = 0;
     for (; b < DC_FOLLOW_BLOCK; b++) {
         const unsigned char *old_b = old_row + b * stride, *new_b = new_row + b * stride;
         if (stride % 8 == 0 && !dc_bytes_differ(old_b, new_b, stride)) continue;
         if (dc_load_field(old_b + identity_offset) != dc_load_field(new_b + identity_offset)) break;
-        if (dc_contents_differ(layout, i + b, j + b)) dc_bit_set(w->updated, j + b);
+        if (dc_contents_differ(layout, i + b, j + b)) dc_bit_set(run->updated, j + b);
     }
     return b;
 }
@@ -559,11 +567,25 @@ static DC_ALWAYS_INLINE size_t dc_follow_bytes_block_as(dc_walker_t *w, size_t i
 static DC_ALWAYS_INLINE size_t dc_follow_blocks_as(dc_walker_t *w, size_t i, size_t j, size_t limit, const size_t stride,
                                                    const size_t identity_offset, const bool bytes, const bool keeps) {
     size_t k = 0;
-    while (limit - k >= DC_FOLLOW_BLOCK) {
-        const size_t paired = bytes ? dc_follow_bytes_block_as(w, i + k, j + k, stride, keeps)
-                                    : dc_follow_rows_block_as(w, i + k, j + k, stride, identity_offset, keeps);
-        k += paired;
-        if (paired < DC_FOLLOW_BLOCK) break;
+    if (bytes) {
+        while (limit - k >= DC_FOLLOW_BLOCK) {
+            const size_t paired = dc_follow_bytes_block_as(w, i + k, j + k, stride, keeps);
+            k += paired;
+            if (paired < DC_FOLLOW_BLOCK) break;
+        }
+    } else {
+        DC_CHECK(keeps || w->keys_ready >= j, "the new keys before the blocks are written");
+        const dc_rows_run_t run = {
+            w->rows, (const unsigned char *)w->rows->old_rows, (const unsigned char *)w->rows->new_rows, w->new_keys, w->updated,
+        };
+        size_t written_to = j; /* every block writes its 16 keys, the last one too */
+        while (limit - k >= DC_FOLLOW_BLOCK) {
+            const size_t paired = dc_follow_rows_block_as(&run, i + k, j + k, stride, identity_offset, keeps);
+            written_to = j + k + DC_FOLLOW_BLOCK;
+            k += paired;
+            if (paired < DC_FOLLOW_BLOCK) break;
+        }
+        if (!keeps && w->keys_ready < written_to) w->keys_ready = written_to;
     }
     /* The in-place prefix's keys are the old ones: ready as far as it pairs. */
     if (keeps && w->keys_ready < j + k) w->keys_ready = j + k;
@@ -629,6 +651,21 @@ static DC_ALWAYS_INLINE size_t dc_follow(dc_walker_t *w, size_t i, size_t j, siz
 /* The walk is compiled three times (DC_ALWAYS_INLINE), for keys, fields and bytes, so each
  * copy tests nothing it does not need. */
 
+/* Off the sequence: how many rows the walk has gone without a pair on it, at which count
+ * it next scans past the window, and how far. A scan that pairs nothing doubles both; a
+ * pair on the sequence starts them over. */
+typedef struct dc_resync {
+    size_t off_sequence, next_scan, scan_length;
+} dc_resync_t;
+static const dc_resync_t dc_resync_fresh = { 0, DC_CARRIED_RESYNC_AFTER, DC_CARRIED_SCAN };
+
+/* Whether the walk may follow the sequence from old row `guess` (dc_follow()):
+ * equal keys are equal identities (nothing to verify), and no scan has paired an old row at
+ * or after `guess` (taken_ahead is past the last it paired). */
+static inline bool dc_may_follow(const dc_walker_t *w, size_t guess, size_t taken_ahead) {
+    return w->verifier.equal == NULL && guess >= taken_ahead;
+}
+
 /* step 1: the in-place prefix (from the caller's equal prefix on), then each new row in
  * order against the old rows where the sequence is expected to continue. A row found
  * nowhere near waits for step 2, which tells insertions (keys not in the set) from moved
@@ -656,21 +693,20 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
      * prefix's are unwritten. */
     w->kept = mode == DC_WALK_KEYS ? w->rows->equal_prefix : j;
     if (w->keys_ready < j) w->keys_ready = j;
-    size_t guess = j, off_sequence = 0, next_scan = DC_CARRIED_RESYNC_AFTER, scan_length = DC_CARRIED_SCAN;
+    size_t guess = j;
+    dc_resync_t resync = dc_resync_fresh;
     /* Old rows at or after `guess` are untaken unless a scan paired one ahead (up to here). */
     size_t taken_ahead = 0;
     const uint64_t *const new_keys = w->new_keys;
     for (; j < n; j++) {
-        if (w->verifier.equal == NULL && guess >= taken_ahead) {
+        if (dc_may_follow(w, guess, taken_ahead)) {
             /* The common case, rows that kept their order: pair while the keys agree. */
             const size_t followed = dc_follow(w, guess, j, n - j < m - guess ? n - j : m - guess, mode, false);
             j += followed;
             if (followed > 0) {
                 dc_add_segment(w, guess, j - followed, followed);
                 guess += followed;
-                off_sequence = 0;
-                next_scan = DC_CARRIED_RESYNC_AFTER;
-                scan_length = DC_CARRIED_SCAN;
+                resync = dc_resync_fresh;
             }
             if (j == n) break;
         }
@@ -680,7 +716,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
         dc_look_t look = DC_LOOK_OTHER;
         size_t i = guess;
         for (; i < window_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, fields);
-        if (look == DC_LOOK_PARTNER && w->verifier.equal == NULL && guess >= taken_ahead) {
+        if (look == DC_LOOK_PARTNER && dc_may_follow(w, guess, taken_ahead)) {
             /* Past a deleted row, most often: the sequence goes on from old row i - 1, and
              * following it from there pairs j in the same segment as the rows after it. */
             guess = i - 1;
@@ -690,17 +726,15 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
         if (look == DC_LOOK_PARTNER) {
             dc_walk_pair_as(w, i - 1, j, rows);
             guess = i;
-            off_sequence = 0;
-            next_scan = DC_CARRIED_RESYNC_AFTER;
-            scan_length = DC_CARRIED_SCAN;
+            resync = dc_resync_fresh;
             continue;
         }
         if (look == DC_LOOK_ABSENT) continue; /* an insertion */
-        if (++off_sequence == next_scan) {
-            const size_t scan_end = m - window_end > scan_length ? window_end + scan_length : m;
+        if (++resync.off_sequence == resync.next_scan) {
+            const size_t scan_end = m - window_end > resync.scan_length ? window_end + resync.scan_length : m;
             for (i = window_end; i < scan_end && look == DC_LOOK_OTHER; i++) look = dc_look(w, i, j, key, fields);
-            next_scan *= 2;
-            scan_length *= 2;
+            resync.next_scan *= 2;
+            resync.scan_length *= 2;
             if (look == DC_LOOK_ABSENT) continue;
             if (look == DC_LOOK_PARTNER) {
                 dc_walk_pair_as(w, i - 1, j, rows);
@@ -708,9 +742,7 @@ static DC_ALWAYS_INLINE void dc_walk_as(dc_walker_t *w, const dc_walk_mode_t mod
                 if (j + 1 < n) dc_keys_ready(w, j + 2);
                 if (j + 1 < n && i < m && dc_old_key(w, i, fields) == w->new_keys[j + 1]) {
                     guess = i;
-                    off_sequence = 0;
-                    next_scan = DC_CARRIED_RESYNC_AFTER;
-                    scan_length = DC_CARRIED_SCAN;
+                    resync = dc_resync_fresh;
                 }
                 continue;
             }
