@@ -5,6 +5,7 @@
 # (fuzz/build.sh replay), no libFuzzer needed. A crash fails the run; libFuzzer prints the
 # disagreement, the input in hex and the reproducer's file name to the log.
 #
+# FUZZ_HARNESSES (default: every harness): which harnesses, by name, separated by spaces.
 # FUZZ_JOBS (default: the number of cores): harnesses fuzzed at a time, each on one core.
 # FUZZ_DETECT_LEAKS (default 1): 0 turns off libFuzzer's leak check, which costs the Swift
 # harnesses most of their corpus run (LeakSanitizer scans memory whenever an input allocates
@@ -21,6 +22,7 @@ OUT=.build-fuzz
 harnesses=(fuzz_swift_api)
 for source in fuzz/fuzz_*.c; do harnesses+=("$(basename "$source" .c)"); done
 harnesses+=(fuzz_json fuzz_jsonl fuzz_csv)
+if [ -n "${FUZZ_HARNESSES:-}" ]; then read -r -a harnesses <<<"$FUZZ_HARNESSES"; fi
 
 # The longest input a harness is fed: JSON documents get room to nest (their committed
 # corpus has inputs to 64 KiB, which a shorter limit would cut).
