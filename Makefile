@@ -52,9 +52,15 @@ test-builtin-xxh3:
 # The live collection, live feed, Differ and parallel-diff tests under ThreadSanitizer (Swift
 # Testing runs them on many threads at once), on the core built with its own XXH3, with the
 # tests of test-builtin-xxh3: CI checks both in one build, which saves it a whole debug build.
+# Not the Differ's three random-stream tests: each drives its own differs on one thread, so
+# under ThreadSanitizer they find nothing the other Differ tests running beside them do not,
+# and they took two thirds of the stage (149 s of test run with them, 53 s without);
+# make test runs them.
+TSAN_SKIPPED_TESTS := rowsChangedNearTheEnd|streamsReproduceEverySnapshot|integerFieldRowsEqualOneShotDiffs
 test-tsan:
 	DIFFENGINE_EXPECTED_XXH3=builtin swift test --sanitize=thread --scratch-path .build-tsan -Xcc -DDC_BUILTIN_XXH3 \
-		--filter "LiveCollection|LiveFeed|DifferTests|ParallelDiffTests|$(BUILTIN_XXH3_TESTS)"
+		--filter "LiveCollection|LiveFeed|DifferTests|ParallelDiffTests|$(BUILTIN_XXH3_TESTS)" \
+		--skip "$(TSAN_SKIPPED_TESTS)"
 
 # Compile-time facts stay compile-time facts: scripts/compile-checks/*.swift compile, and
 # each *.fail.swift fails with the message it names.
