@@ -4,7 +4,10 @@
 # precompile_swift exports, and each harness's committed corpus as NAME_seed_corpus.zip.
 # Run here as CI does (fuzz/clusterfuzzlite-check.sh sets the variables the way the base
 # builder does, with this machine's toolchain).
-cd "${SRC:?}/diffengine"
+# The physical path: the local check (fuzz/clusterfuzzlite-check.sh) reaches the repository
+# through a symbolic link, and its Swift builds share a scratch folder with builds made from
+# the repository itself, which must see the same package paths.
+cd -P "${SRC:?}/diffengine"
 
 # --- C: the core against its naive reference, and the built-in XXH3 ---
 CORE_FLAGS=(-std=c11 -DDC_INTERNAL_CHECKS -ICDiffCore/include)

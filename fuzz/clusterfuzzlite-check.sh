@@ -16,8 +16,8 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/src" "$scratch/out" "$scratch/work"
 ln -s "$PWD" "$scratch/src/diffengine"
 
-# The Swift harnesses' scratch folder is fuzz/build.sh's: built there already (CI's fuzz
-# smoke runs first), they are not compiled again (fuzz/swift-flags.sh).
+# The Swift harnesses' scratch folder is fuzz/build.sh's: whichever of the two builds them
+# first, the other finds them built (fuzz/swift-flags.sh).
 export SRC="$scratch/src" OUT="$scratch/out" WORK="${CFLITE_WORK:-$PWD/.build-fuzz}"
 export CC="$CLANG" CXX="$CLANG++" SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64
 export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
